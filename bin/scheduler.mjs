@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// The `scheduler` CLI. Runs the TypeScript sources through tsx, as `npm run -s cli` does in a checkout.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../src/cli/main.ts');

@@ -1,0 +1,31 @@
+// Makes a fresh clone runnable: `npm start` and `npm test` call this first.
+//   --deps         npm dependencies (npm ci on a fresh clone)
+//   --dev-server   the Temporal CLI
+//   --start        (with --dev-server) skip the CLI when TEMPORAL_ADDRESS names a server to use instead
+//   --test-server  the Java time-skipping test server
+//   --python       the Python packages of the differential tests
+import {
+  ensureNodeDependencies,
+  ensurePythonTestDependencies,
+  ensureTemporalCli,
+  ensureTestServer,
+  ToolchainError,
+} from './toolchain.mjs';
+
+const args = new Set(process.argv.slice(2));
+const log = (line) => console.error(`[bootstrap] ${line}`);
+
+try {
+  if (args.has('--deps')) ensureNodeDependencies({ log });
+  if (args.has('--dev-server') && !(args.has('--start') && process.env.TEMPORAL_ADDRESS)) {
+    await ensureTemporalCli({ log });
+  }
+  if (args.has('--test-server')) await ensureTestServer({ log });
+  if (args.has('--python')) ensurePythonTestDependencies({ log });
+} catch (err) {
+  if (err instanceof ToolchainError) {
+    console.error(`error: ${err.message}`);
+    process.exit(1);
+  }
+  throw err;
+}

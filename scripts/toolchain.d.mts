@@ -1,0 +1,11 @@
+export const TEMPORAL_CLI_VERSION: string;
+export const repoRoot: string;
+export class ToolchainError extends Error {}
+export function cacheDir(): string;
+export function findTemporalCli(): string | null;
+export function findTestServer(): string | null;
+export function sdkDownloadReachable(): Promise<boolean>;
+export function ensureTemporalCli(opts?: { log?: (line: string) => void }): Promise<string | null>;
+export function ensureTestServer(opts?: { log?: (line: string) => void }): Promise<string | null>;
+export function ensureNodeDependencies(opts?: { log?: (line: string) => void }): void;
+export function ensurePythonTestDependencies(opts?: { log?: (line: string) => void }): void;

@@ -1,0 +1,123 @@
+// `npm start`: the embedded dev server (unless TEMPORAL_ADDRESS names one), the worker and the HTTP API
+// in one process tree, stopped cleanly on Ctrl-C.
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { findTemporalCli } from '../scripts/toolchain.mjs';
+import { developmentApiKey, parseApiKeys } from './api/auth.js';
+import { buildApi } from './api/http/server.js';
+import { loadEnvironment } from './config.js';
+import { type DevServer, startDevServer } from './runtime/dev-server.js';
+import { registerSearchAttributes } from './runtime/namespace.js';
+import { assertPortFree } from './runtime/ports.js';
+import { createSchedulerWorker } from './worker.js';
+
+const log = (line: string) => console.log(`[scheduler] ${line}`);
+
+async function connectTo(address: string, embedded: boolean): Promise<Connection> {
+  try {
+    return await Connection.connect({ address, connectTimeout: 5000 });
+  } catch (err) {
+    throw new Error(
+      embedded
+        ? `could not connect to the embedded dev server at ${address}: ${(err as Error).message}`
+        : `Temporal server at TEMPORAL_ADDRESS=${address} is not reachable (${(err as Error).message}): start it, fix the address, or unset TEMPORAL_ADDRESS to use the embedded dev server`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const env = loadEnvironment();
+  // The SDK logs every bundle build at INFO; an operator wants warnings and the lines below.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const stops: Array<() => Promise<void>> = [];
+  const shutdown = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err) => log(`while stopping: ${err.message}`));
+  };
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping…`);
+    void shutdown().then(() => {
+      log('stopped');
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    const runsApi = env.SCHEDULER_ROLE !== 'worker';
+    const runsWorker = env.SCHEDULER_ROLE !== 'api';
+    if (runsApi) await assertPortFree(env.SCHEDULER_API_PORT, env.SCHEDULER_API_HOST, 'SCHEDULER_API_PORT');
+
+    let devServer: DevServer | null = null;
+    let address = env.TEMPORAL_ADDRESS;
+    if (!address) {
+      const cliPath = findTemporalCli();
+      if (!cliPath)
+        throw new Error(
+          'the Temporal CLI is missing: run `npm start` (it builds it) or set TEMPORAL_CLI_PATH',
+        );
+      log(`starting the Temporal dev server (data: ${env.SCHEDULER_DATA_DIR})…`);
+      devServer = await startDevServer({
+        cliPath,
+        dbFile: join(env.SCHEDULER_DATA_DIR, 'temporal.db'),
+        logFile: join(env.SCHEDULER_DATA_DIR, 'temporal-server.log'),
+        port: env.TEMPORAL_PORT,
+        uiPort: env.TEMPORAL_UI_PORT,
+        namespace: env.TEMPORAL_NAMESPACE,
+      });
+      stops.push(() => devServer!.stop());
+      address = devServer.address;
+    }
+
+    const connection = await connectTo(address, devServer !== null);
+    stops.push(() => connection.close());
+    await registerSearchAttributes(connection, env.TEMPORAL_NAMESPACE);
+
+    if (runsWorker) {
+      const worker = await createSchedulerWorker({
+        address,
+        namespace: env.TEMPORAL_NAMESPACE,
+        taskQueue: env.TEMPORAL_TASK_QUEUE,
+      });
+      const workerDone = worker.run();
+      stops.push(async () => {
+        worker.shutdown();
+        await workerDone;
+      });
+    }
+
+    let devKey: string | null = null;
+    if (runsApi) {
+      let keySpec = env.SCHEDULER_API_KEYS;
+      if (!keySpec) {
+        const dev = developmentApiKey(env.SCHEDULER_DATA_DIR);
+        keySpec = dev.spec;
+        devKey = dev.key;
+      }
+      const api = buildApi({ connection, namespace: env.TEMPORAL_NAMESPACE, apiKeys: parseApiKeys(keySpec) });
+      await api.listen({ port: env.SCHEDULER_API_PORT, host: env.SCHEDULER_API_HOST });
+      stops.push(() => api.close());
+    }
+
+    log(
+      `Temporal:   ${address} (namespace ${env.TEMPORAL_NAMESPACE}, task queue ${env.TEMPORAL_TASK_QUEUE})`,
+    );
+    if (devServer?.uiUrl) log(`Web UI:     ${devServer.uiUrl}`);
+    if (runsWorker) log('Worker:     running');
+    if (runsApi)
+      log(`HTTP API:   http://${env.SCHEDULER_API_HOST}:${env.SCHEDULER_API_PORT}/v1 (health: /v1/health)`);
+    if (devKey)
+      log(`API key:    ${devKey} (development key for tenant 'dev'; set SCHEDULER_API_KEYS in production)`);
+    log('ready; Ctrl-C stops everything');
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}`);
+    await shutdown();
+    process.exit(1);
+  }
+}
+
+await main();

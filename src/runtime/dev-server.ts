@@ -1,0 +1,111 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { assertPortFree } from './ports.js';
+
+export interface DevServerOptions {
+  /** The `temporal` CLI binary (see scripts/toolchain.mjs). */
+  cliPath: string;
+  /** SQLite file that keeps workflows across restarts; omitted = in memory. */
+  dbFile?: string;
+  port: number;
+  /** null runs it headless (tests); a number serves the Web UI there. */
+  uiPort: number | null;
+  namespace: string;
+  ip?: string;
+  /** The server's own output goes here, so a failed start can say why. */
+  logFile: string;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string | null;
+  process: ChildProcess;
+  /** Graceful stop (SIGTERM, then SIGKILL after a grace period). */
+  stop(): Promise<void>;
+  /** Hard kill, as a crash would: nothing is flushed. */
+  kill(): Promise<void>;
+}
+
+export class DevServerError extends Error {
+  override name = 'DevServerError';
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+function tail(file: string, lines = 5): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** Starts `temporal server start-dev` and resolves once its frontend answers and the namespace exists. */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const ip = options.ip ?? '127.0.0.1';
+  await assertPortFree(options.port, ip, 'TEMPORAL_PORT');
+  if (options.uiPort !== null) await assertPortFree(options.uiPort, ip, 'TEMPORAL_UI_PORT');
+  if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
+  mkdirSync(dirname(options.logFile), { recursive: true });
+
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--log-level', 'warn'];
+  if (options.namespace !== 'default') args.push('--namespace', options.namespace);
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  if (options.uiPort === null) args.push('--headless');
+  else args.push('--ui-port', String(options.uiPort), '--ui-ip', ip);
+
+  const log = openSync(options.logFile, 'a');
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', log, log] });
+  closeSync(log);
+  let exitInfo: string | null = null;
+  child.once('exit', (code, signal) => {
+    exitInfo = `exit ${code ?? signal}`;
+  });
+
+  const address = `${ip}:${options.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exitInfo) {
+      throw new DevServerError(
+        `the Temporal dev server stopped while starting (${exitInfo}); its log ${options.logFile} ends:\n${tail(options.logFile)}`,
+      );
+    }
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: options.namespace });
+        break;
+      } finally {
+        await connection.close();
+      }
+    } catch (err) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new DevServerError(
+          `the Temporal dev server did not become ready at ${address} within 60 s (${(err as Error).message}); see ${options.logFile}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  const stopWith = async (signal: NodeJS.Signals, graceMs: number) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited(child);
+    clearTimeout(timer);
+  };
+  return {
+    address,
+    uiUrl: options.uiPort === null ? null : `http://${ip}:${options.uiPort}`,
+    process: child,
+    stop: () => stopWith('SIGTERM', 10_000),
+    kill: () => stopWith('SIGKILL', 0),
+  };
+}

@@ -1,0 +1,99 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/toolchain.mjs';
+import { freePort } from '../../src/runtime/ports.js';
+import { type Spawned, spawnProcess } from '../helpers/process.js';
+import { tempDir } from '../helpers/servers.js';
+
+// What `npm start` runs after its bootstrap step, as a real process tree.
+function startProduct(env: Record<string, string>): Spawned {
+  return spawnProcess(
+    process.execPath,
+    ['--import', 'tsx', join(repoRoot, 'src/main.ts')],
+    { ...process.env, ...env },
+    repoRoot,
+  );
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2000) }).then(
+    () => true,
+    () => false,
+  );
+}
+
+describe('npm start (src/main.ts)', () => {
+  let running: Spawned | undefined;
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGKILL');
+      await running.exit;
+    }
+    running = undefined;
+  });
+
+  it('brings up the dev server with its Web UI, the worker and the API, and stops all on Ctrl-C', async () => {
+    const [temporalPort, uiPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const dataDir = tempDir('start');
+    running = startProduct({
+      TEMPORAL_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      SCHEDULER_API_PORT: String(apiPort),
+      SCHEDULER_DATA_DIR: dataDir,
+    });
+    await running.waitFor(/ready; Ctrl-C stops everything/, 90_000);
+    expect(running.output()).toContain(`Web UI:     http://127.0.0.1:${uiPort}`);
+    expect(running.output()).toMatch(/API key:\s+dev_\S+/);
+
+    const health = await fetch(`http://127.0.0.1:${apiPort}/v1/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', temporal: 'reachable' });
+    const ui = await fetch(`http://127.0.0.1:${uiPort}/`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('<html');
+
+    running.child.kill('SIGINT');
+    expect((await running.exit).code).toBe(0);
+    // Nothing is left listening: the dev server and its UI went down with the product.
+    expect(await portAnswers(uiPort)).toBe(false);
+    expect(await portAnswers(apiPort)).toBe(false);
+  });
+
+  it('says in one line that TEMPORAL_ADDRESS is not reachable', async () => {
+    const deadPort = await freePort();
+    running = startProduct({
+      TEMPORAL_ADDRESS: `127.0.0.1:${deadPort}`,
+      SCHEDULER_API_PORT: String(await freePort()),
+      SCHEDULER_DATA_DIR: tempDir('unreachable'),
+    });
+    const { code } = await running.exit;
+    expect(code).toBe(1);
+    const errorLines = running
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('error:'));
+    expect(errorLines).toHaveLength(1);
+    expect(errorLines[0]).toMatch(new RegExp(`TEMPORAL_ADDRESS=127.0.0.1:${deadPort} is not reachable`));
+    expect(running.output()).not.toMatch(/^\s+at /m);
+  });
+
+  it('says which port is taken and which variable moves it', async () => {
+    const blocker = createServer();
+    const apiPort = await freePort();
+    await new Promise<void>((r) => blocker.listen(apiPort, '127.0.0.1', r));
+    try {
+      running = startProduct({
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+        SCHEDULER_API_PORT: String(apiPort),
+        SCHEDULER_DATA_DIR: tempDir('taken'),
+      });
+      expect((await running.exit).code).toBe(1);
+      expect(running.output()).toContain(`error: port ${apiPort} on 127.0.0.1 is taken`);
+      expect(running.output()).toContain('SCHEDULER_API_PORT');
+      expect(running.output()).not.toMatch(/^\s+at /m);
+    } finally {
+      blocker.close();
+    }
+  });
+});
