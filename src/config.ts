@@ -9,6 +9,8 @@ export const EnvironmentSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('durable-scheduler'),
+  /** Where JOB targets without a task_queue are started: the users' job workers poll it. */
+  SCHEDULER_JOB_TASK_QUEUE: z.string().min(1).default('jobs'),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   SCHEDULER_API_PORT: port.default(8080),

@@ -1,7 +1,7 @@
 // `npm start`: the embedded dev server (unless TEMPORAL_ADDRESS names one), the worker and the HTTP API
 // in one process tree, stopped cleanly on Ctrl-C.
 import { join } from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
 import { developmentApiKey, parseApiKeys } from './api/auth.js';
@@ -82,6 +82,8 @@ async function main(): Promise<void> {
         address,
         namespace: env.TEMPORAL_NAMESPACE,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
+        client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }),
+        defaultJobTaskQueue: env.SCHEDULER_JOB_TASK_QUEUE,
       });
       const workerDone = worker.run();
       stops.push(async () => {

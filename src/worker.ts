@@ -1,6 +1,8 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from './activities/index.js';
 
 // Workflows are bundled from source; under tsx this module is .ts, so the bundle entry is too.
 export const workflowsPath = fileURLToPath(
@@ -11,6 +13,10 @@ export interface SchedulerWorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
+  /** Client the handoff activities start, signal and watch target workflows with. */
+  client: Client;
+  /** Task queue for JOB targets that name none. */
+  defaultJobTaskQueue: string;
 }
 
 export interface SchedulerWorker {
@@ -27,7 +33,10 @@ export async function createSchedulerWorker(options: SchedulerWorkerOptions): Pr
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath,
-    activities: {},
+    activities: createActivities({
+      client: options.client,
+      defaultJobTaskQueue: options.defaultJobTaskQueue,
+    }),
   });
   return {
     worker,

@@ -1,2 +1,2 @@
 // Workflow entry point: every workflow type the scheduler worker registers is exported here.
-export {};
+export { scheduleWorkflow } from './schedule.js';

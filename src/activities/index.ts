@@ -1,0 +1,7 @@
+import { createHandoffActivities, type HandoffDependencies } from './handoff.js';
+import { computeSlotBatch } from './slots.js';
+
+/** Every activity the scheduler worker registers. */
+export function createActivities(deps: HandoffDependencies) {
+  return { computeSlotBatch, ...createHandoffActivities(deps) };
+}

@@ -1,0 +1,293 @@
+// The TypeScript client SDK. Every operation is scoped to one tenant (the principal the client was made
+// for): schedule workflow IDs embed the tenant, so a caller cannot reach another tenant's schedules.
+import { randomUUID } from 'node:crypto';
+import {
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { computeSlotBatchSync } from '../activities/slots.js';
+import { scheduleWorkflowId } from '../workflows/ids.js';
+import {
+  backfillUpdate,
+  cancelUpdate,
+  describeQuery,
+  editUpdate,
+  INVALID_REQUEST,
+  INVALID_STATE,
+  pauseSignal,
+  resumeSignal,
+  type scheduleWorkflow,
+  triggerNowUpdate,
+  VERSION_CONFLICT,
+} from '../workflows/schedule.js';
+import {
+  ScheduleIdKey,
+  ScheduleStatusKey,
+  TenantIdKey,
+  TimingKindKey,
+} from '../workflows/search-attributes.js';
+import type { Principal } from './auth.js';
+import {
+  BackfillRequest,
+  type BackfillResult,
+  CancelRequest,
+  EditRequest,
+  type EditRequestInput,
+  type EditResult,
+  type NextRun,
+  type Occurrence,
+  type Schedule,
+  type ScheduleDescription,
+  ScheduleIdentity,
+  ScheduleSpec,
+  type ScheduleSpecInput,
+  TriggerRequest,
+  toNextRun,
+} from './contracts.js';
+import { parseOrThrow, SchedulerError, validationError } from './errors.js';
+
+export interface SchedulerClientOptions {
+  client: Client;
+  /** Task queue the scheduler's worker polls. */
+  taskQueue: string;
+  principal: Principal;
+}
+
+export interface CreateScheduleInput extends ScheduleSpecInput {
+  /** Client-chosen ID: create is idempotent on it. Default: a new UUID. */
+  schedule_id?: string;
+}
+
+export interface CreateResult {
+  schedule: Schedule;
+  /** False when a schedule with this ID and the same definition already existed (idempotent create). */
+  created: boolean;
+}
+
+const stable = (value: unknown): string =>
+  JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+
+/** The next `count` runs of a definition after `after`; invalid rules and zones become VALIDATION errors. */
+export function previewRuns(
+  scheduleId: string,
+  spec: ScheduleSpec,
+  createdAt: string,
+  after: string,
+  count = 10,
+): NextRun[] {
+  try {
+    return computeSlotBatchSync({ scheduleId, spec, createdAt, after, count }).slots.map(toNextRun);
+  } catch (err) {
+    throw validationError(err) ?? err;
+  }
+}
+
+/** Checks what the zod contract cannot: the rule compiles, and it will fire at least once after `now`. */
+export function validateSpec(
+  scheduleId: string,
+  spec: ScheduleSpec,
+  createdAt: string,
+  now: string,
+): NextRun[] {
+  const runs = previewRuns(scheduleId, spec, createdAt, now);
+  if (runs.length === 0) {
+    throw new SchedulerError('VALIDATION', 'the schedule has no occurrence after now (expired)', 'timing');
+  }
+  return runs;
+}
+
+function translate(err: unknown, scheduleId: string): unknown {
+  if (err instanceof WorkflowNotFoundError)
+    return new SchedulerError('NOT_FOUND', `no schedule ${scheduleId}`);
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
+  if (cause instanceof ApplicationFailure) {
+    if (cause.type === VERSION_CONFLICT)
+      return new SchedulerError('VERSION_CONFLICT', cause.message, 'expected_version');
+    if (cause.type === INVALID_STATE) return new SchedulerError('INVALID_STATE', cause.message);
+    if (cause.type === INVALID_REQUEST) return new SchedulerError('VALIDATION', cause.message);
+  }
+  if ((err as { code?: number })?.code === 5)
+    return new SchedulerError('NOT_FOUND', `no schedule ${scheduleId}`);
+  return err;
+}
+
+export class SchedulerClient {
+  constructor(private readonly options: SchedulerClientOptions) {}
+
+  private get tenant(): string {
+    return this.options.principal.tenant_id;
+  }
+
+  private handle(scheduleId: string): WorkflowHandle<typeof scheduleWorkflow> {
+    return this.options.client.workflow.getHandle(scheduleWorkflowId(this.tenant, scheduleId));
+  }
+
+  private async call<T>(scheduleId: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (err) {
+      throw translate(err, scheduleId);
+    }
+  }
+
+  async create(input: CreateScheduleInput): Promise<CreateResult> {
+    const { schedule_id, ...specInput } = input;
+    const scheduleId = schedule_id ?? randomUUID();
+    const identity = parseOrThrow(ScheduleIdentity, {
+      schedule_id: scheduleId,
+      tenant_id: this.tenant,
+      owner_ref: this.options.principal.owner_ref,
+    });
+    const spec = parseOrThrow(ScheduleSpec, specInput);
+    const now = new Date().toISOString();
+    validateSpec(scheduleId, spec, now, now);
+    try {
+      await this.options.client.workflow.start('scheduleWorkflow', {
+        taskQueue: this.options.taskQueue,
+        workflowId: scheduleWorkflowId(this.tenant, scheduleId),
+        // The workflow counts slots from its own start (server time), not from this machine's clock.
+        args: [{ identity, spec }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+        typedSearchAttributes: [
+          { key: TenantIdKey, value: this.tenant },
+          { key: ScheduleIdKey, value: scheduleId },
+          { key: ScheduleStatusKey, value: 'ACTIVE' },
+          { key: TimingKindKey, value: spec.timing.kind },
+        ],
+        staticSummary: `Schedule ${scheduleId} (${spec.timing.kind} → ${spec.target.type})`,
+      });
+      return { schedule: await this.get(scheduleId), created: true };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const existing = await this.get(scheduleId);
+      const { contract: _c, schedule_id: _i, tenant_id: _t, owner_ref: _o, ...existingSpec } = existing;
+      const sameDefinition = stable(ScheduleSpec.parse(pickSpec(existingSpec))) === stable(spec);
+      if (existing.version === 1 && sameDefinition) return { schedule: existing, created: false };
+      throw new SchedulerError(
+        'ALREADY_EXISTS',
+        `schedule ${scheduleId} already exists with another definition (version ${existing.version})`,
+        'schedule_id',
+      );
+    }
+  }
+
+  async describe(scheduleId: string): Promise<ScheduleDescription> {
+    return await this.call(scheduleId, () => this.handle(scheduleId).query(describeQuery));
+  }
+
+  async get(scheduleId: string): Promise<Schedule> {
+    return (await this.describe(scheduleId)).schedule;
+  }
+
+  async list(filter: { status?: Schedule['status']; limit?: number } = {}): Promise<Schedule[]> {
+    const clauses = [
+      `WorkflowType = 'scheduleWorkflow'`,
+      `${TenantIdKey.name} = '${this.tenant.replace(/'/g, '')}'`,
+    ];
+    if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
+    const schedules: Schedule[] = [];
+    for await (const execution of this.options.client.workflow.list({ query: clauses.join(' AND ') })) {
+      const id = execution.searchAttributes?.[ScheduleIdKey.name]?.[0];
+      if (typeof id !== 'string') continue;
+      try {
+        schedules.push(await this.get(id));
+      } catch (err) {
+        if (!(err instanceof SchedulerError && err.code === 'NOT_FOUND')) throw err;
+      }
+      if (filter.limit && schedules.length >= filter.limit) break;
+    }
+    return schedules;
+  }
+
+  async update(scheduleId: string, request: EditRequestInput): Promise<EditResult> {
+    const parsed = parseOrThrow(EditRequest, request);
+    const current = await this.get(scheduleId);
+    const now = new Date().toISOString();
+    validateSpec(scheduleId, parsed.spec, current.created_at, now);
+    return await this.call(scheduleId, () =>
+      this.handle(scheduleId).executeUpdate(editUpdate, { args: [parsed] }),
+    );
+  }
+
+  async pause(scheduleId: string, note?: string): Promise<void> {
+    await this.call(scheduleId, () => this.handle(scheduleId).signal(pauseSignal, note ? { note } : {}));
+  }
+
+  async resume(scheduleId: string): Promise<void> {
+    await this.call(scheduleId, () => this.handle(scheduleId).signal(resumeSignal));
+  }
+
+  async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {
+    const parsed = parseOrThrow(TriggerRequest, request);
+    return await this.call(scheduleId, () =>
+      this.handle(scheduleId).executeUpdate(triggerNowUpdate, { args: [parsed] }),
+    );
+  }
+
+  async backfill(scheduleId: string, request: BackfillRequest): Promise<BackfillResult> {
+    const parsed = parseOrThrow(BackfillRequest, request);
+    return await this.call(scheduleId, () =>
+      this.handle(scheduleId).executeUpdate(backfillUpdate, { args: [parsed] }),
+    );
+  }
+
+  /** No future runs; emitted occurrences stay (or, with running: 'CANCEL', running targets are cancelled). */
+  async cancel(scheduleId: string, request: Partial<CancelRequest> = {}): Promise<ScheduleDescription> {
+    const parsed = parseOrThrow(CancelRequest, request);
+    return await this.call(scheduleId, () =>
+      this.handle(scheduleId).executeUpdate(cancelUpdate, { args: [parsed] }),
+    );
+  }
+
+  /** Cancels, then removes the schedule's workflow; started target workflows are not touched. */
+  async delete(scheduleId: string, request: Partial<CancelRequest> = {}): Promise<void> {
+    const description = await this.describe(scheduleId);
+    if (!['COMPLETED', 'FAILED', 'CANCELLED'].includes(description.schedule.status)) {
+      await this.cancel(scheduleId, request);
+    }
+    await this.call(scheduleId, async () => {
+      await this.options.client.workflowService.deleteWorkflowExecution({
+        namespace: this.options.client.options.namespace,
+        workflowExecution: { workflowId: scheduleWorkflowId(this.tenant, scheduleId) },
+      });
+    });
+  }
+
+  async listOccurrences(scheduleId: string): Promise<Occurrence[]> {
+    return (await this.describe(scheduleId)).recent_occurrences;
+  }
+
+  /** The next runs of a definition, computed locally (no server). */
+  preview(
+    spec: ScheduleSpecInput,
+    options: { from?: string; count?: number; scheduleId?: string } = {},
+  ): NextRun[] {
+    const parsed = parseOrThrow(ScheduleSpec, spec);
+    const from = options.from ?? new Date().toISOString();
+    return previewRuns(options.scheduleId ?? 'preview', parsed, from, from, options.count ?? 10);
+  }
+}
+
+/** The definition fields of a schedule.v1 view (drops the server-owned ones). */
+function pickSpec(view: Record<string, unknown>): Record<string, unknown> {
+  const {
+    status: _s,
+    version: _v,
+    next_run_at: _n,
+    last_run_at: _l,
+    created_at: _c,
+    updated_at: _u,
+    pause_note: _p,
+    ...spec
+  } = view;
+  return spec;
+}

@@ -1,0 +1,235 @@
+// The product's contracts (SPEC.md "Contracts"). These zod schemas are the single source of truth: the
+// workflow, the client SDK, the HTTP API, the CLI and the OpenAPI document all derive from them.
+import { z } from 'zod';
+import { CalendarOptions, Timing } from '../calendar/timing.js';
+
+const instant = z.iso.datetime({ offset: true });
+const identifier = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._~-]*$/,
+    'letters, digits and . _ ~ - only, starting with a letter or digit',
+  );
+const payloadRef = z.string().min(1).max(2048).describe('reference to the payload, e.g. state://… (audited)');
+const payload = z.record(z.string(), z.unknown()).describe('inline JSON payload handed to the target');
+
+export const JobTarget = z
+  .object({
+    type: z.literal('JOB'),
+    job_type: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe('workflow type to start; its workflow ID is the occurrence ID'),
+    task_queue: z.string().min(1).max(200).optional(),
+    payload_ref: payloadRef.optional(),
+    payload: payload.optional(),
+  })
+  .strict();
+
+export const WorkflowSignalTarget = z
+  .object({
+    type: z.literal('WORKFLOW_SIGNAL'),
+    workflow_id: z.string().min(1).max(1000),
+    signal_name: z.string().min(1).max(200),
+    payload_ref: payloadRef.optional(),
+    payload: payload.optional(),
+    start: z
+      .object({ workflow_type: z.string().min(1).max(200), task_queue: z.string().min(1).max(200) })
+      .strict()
+      .optional()
+      .describe('signal-with-start: start the workflow when it is not running'),
+  })
+  .strict();
+
+export const EventTarget = z
+  .object({
+    type: z.literal('EVENT'),
+    event_type: z.string().min(1).max(200),
+    sink_url: z.url({ protocol: /^https?$/ }),
+    payload_ref: payloadRef.optional(),
+    payload: payload.optional(),
+  })
+  .strict();
+
+export const Target = z.discriminatedUnion('type', [JobTarget, WorkflowSignalTarget, EventTarget]);
+export type Target = z.infer<typeof Target>;
+
+export const MisfirePolicy = z
+  .enum(['SKIP', 'FIRE_ONCE', 'CATCH_UP'])
+  .describe('what to do with slots later than max_lateness_s (after downtime or a pause)');
+export type MisfirePolicy = z.infer<typeof MisfirePolicy>;
+
+export const OverlapPolicy = z
+  .enum(['ALLOW', 'SKIP', 'QUEUE', 'COALESCE', 'REPLACE'])
+  .describe('what to do when the previous occurrence is still running');
+export type OverlapPolicy = z.infer<typeof OverlapPolicy>;
+
+export const ScheduleStatus = z.enum(['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED']);
+export type ScheduleStatus = z.infer<typeof ScheduleStatus>;
+
+/** What a user writes to create or edit a schedule: the versioned definition. */
+export const ScheduleSpec = CalendarOptions.extend({
+  target: Target,
+  timing: Timing,
+  misfire: MisfirePolicy.default('FIRE_ONCE'),
+  max_lateness_s: z
+    .number()
+    .int()
+    .min(0)
+    .max(366 * 86400)
+    .default(60)
+    .describe('a slot later than this on wake is a misfire'),
+  catch_up_limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(100)
+    .describe('most slots CATCH_UP fires at once'),
+  overlap: OverlapPolicy.default('ALLOW'),
+  queue_limit: z.number().int().min(1).max(1000).default(10).describe('QUEUE buffer size'),
+}).strict();
+export type ScheduleSpec = z.infer<typeof ScheduleSpec>;
+export type ScheduleSpecInput = z.input<typeof ScheduleSpec>;
+
+export const ScheduleIdentity = z.object({
+  schedule_id: identifier,
+  tenant_id: identifier,
+  owner_ref: z.string().min(1).max(256),
+});
+export type ScheduleIdentity = z.infer<typeof ScheduleIdentity>;
+
+export const OccurrenceStatus = z.enum([
+  'QUEUED', // waiting for the previous occurrence (overlap QUEUE / COALESCE)
+  'DISPATCHING', // handoff in progress (retrying transient failures under the same key)
+  'RUNNING', // handed off; the target has not finished (or its completion is not watched)
+  'HANDED_OFF', // handed off; completion not tracked for this target
+  'COMPLETED', // the target finished successfully
+  'FAILED', // handoff failed permanently, or the target failed
+  'SKIPPED', // not emitted: misfire, overlap, queue full
+  'CANCELLED', // cancelled before or after handoff (REPLACE, schedule cancel)
+]);
+export type OccurrenceStatus = z.infer<typeof OccurrenceStatus>;
+
+export const Occurrence = z.object({
+  occurrence_id: z.string(),
+  schedule_id: z.string(),
+  schedule_version: z.number().int(),
+  scheduled_for: z.string().describe('ISO 8601 with the zone offset: the slot'),
+  fire_at: z.string().describe('UTC instant the slot was due (after jitter / window deferral)'),
+  emitted_at: z.string().nullable().describe('when the handoff started; null when not emitted'),
+  idempotency_key: z.string(),
+  target_ref: z.string().describe('what was started / signalled / published, e.g. the workflow ID'),
+  payload_ref: z.string().nullable(),
+  status: OccurrenceStatus,
+  attempt: z.number().int(),
+  reason: z.string().nullable().describe('why: trigger, backfill, catch-up, misfire skip, DST note, failure'),
+  trigger: z.enum(['SCHEDULE', 'MANUAL', 'BACKFILL']),
+  duplicate_prevented: z.boolean(),
+  finished_at: z.string().nullable(),
+});
+export type Occurrence = z.infer<typeof Occurrence>;
+
+export const ScheduleCounters = z.object({
+  fired: z.number().int(),
+  caught_up: z.number().int(),
+  skipped: z.number().int(),
+  expired: z.number().int(),
+  failed: z.number().int(),
+  duplicates_prevented: z.number().int(),
+});
+export type ScheduleCounters = z.infer<typeof ScheduleCounters>;
+
+/** `schedule.v1`: a schedule as the API returns it. */
+export const Schedule = ScheduleSpec.safeExtend({
+  contract: z.literal('schedule.v1'),
+  ...ScheduleIdentity.shape,
+  status: ScheduleStatus,
+  version: z.number().int().min(1),
+  next_run_at: instant.nullable(),
+  last_run_at: instant.nullable(),
+  created_at: instant,
+  updated_at: instant,
+  pause_note: z.string().nullable(),
+});
+export type Schedule = z.infer<typeof Schedule>;
+
+export const NextRun = z.object({
+  scheduled_for: z.string(),
+  fire_at: z.string(),
+  local: z.string(),
+  label: z.string().optional(),
+  adjustments: z.array(z.object({ kind: z.string(), note: z.string() })),
+});
+export type NextRun = z.infer<typeof NextRun>;
+
+/** A calendar slot as the API shows it. */
+export function toNextRun(slot: {
+  scheduledFor: string;
+  fireAt: string;
+  local: string;
+  label?: string;
+  adjustments: Array<{ kind: string; note: string }>;
+}): NextRun {
+  return {
+    scheduled_for: slot.scheduledFor,
+    fire_at: slot.fireAt,
+    local: slot.local,
+    ...(slot.label ? { label: slot.label } : {}),
+    adjustments: slot.adjustments,
+  };
+}
+
+/** What the `describe` query returns. */
+export const ScheduleDescription = z.object({
+  schedule: Schedule,
+  next_runs: z.array(NextRun),
+  recent_occurrences: z.array(Occurrence),
+  running: z.array(z.string()).describe('occurrence IDs whose target is still running'),
+  queued: z.array(z.string()),
+  counters: ScheduleCounters,
+});
+export type ScheduleDescription = z.infer<typeof ScheduleDescription>;
+
+export const EditRequest = z.object({
+  expected_version: z.number().int().min(1),
+  spec: ScheduleSpec,
+});
+export type EditRequest = z.infer<typeof EditRequest>;
+export type EditRequestInput = z.input<typeof EditRequest>;
+
+export const EditResult = z.object({ version: z.number().int(), next_runs: z.array(NextRun) });
+export type EditResult = z.infer<typeof EditResult>;
+
+export const TriggerRequest = z
+  .object({
+    scheduled_for: instant.optional().describe('the slot this manual run stands for; default: now'),
+    reason: z.string().max(500).optional(),
+  })
+  .strict();
+export type TriggerRequest = z.infer<typeof TriggerRequest>;
+
+export const BackfillRequest = z
+  .object({ from: instant, to: instant, reason: z.string().max(500).optional() })
+  .strict()
+  .refine((r) => Date.parse(r.from) < Date.parse(r.to), { message: 'from must be before to', path: ['to'] });
+export type BackfillRequest = z.infer<typeof BackfillRequest>;
+
+export const BackfillResult = z.object({
+  emitted: z.array(z.string()),
+  already_emitted: z.array(z.string()),
+  skipped: z.array(z.string()),
+});
+export type BackfillResult = z.infer<typeof BackfillResult>;
+
+export const CancelRequest = z
+  .object({
+    note: z.string().max(500).optional(),
+    /** What happens to occurrences already handed off and still running. */
+    running: z.enum(['KEEP', 'CANCEL']).default('KEEP'),
+  })
+  .strict();
+export type CancelRequest = z.infer<typeof CancelRequest>;

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { CalendarError } from '../calendar/errors.js';
+
+export const SchedulerErrorCode = z.enum([
+  'VALIDATION', // invalid rule, zone, payload or request: `field` says which
+  'NOT_FOUND',
+  'ALREADY_EXISTS', // a schedule with this ID exists with another definition
+  'VERSION_CONFLICT', // expected_version is stale
+  'INVALID_STATE', // e.g. editing a cancelled schedule
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+]);
+export type SchedulerErrorCode = z.infer<typeof SchedulerErrorCode>;
+
+/** The error body of the HTTP API and the error the SDK throws. */
+export const ErrorBody = z.object({
+  error: z.object({ code: SchedulerErrorCode, field: z.string().nullable(), reason: z.string() }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export class SchedulerError extends Error {
+  override name = 'SchedulerError';
+  constructor(
+    readonly code: SchedulerErrorCode,
+    readonly reason: string,
+    readonly field: string | null = null,
+  ) {
+    super(field ? `${code}: ${field}: ${reason}` : `${code}: ${reason}`);
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, field: this.field, reason: this.reason } };
+  }
+}
+
+/** Turns zod and calendar validation failures into a SchedulerError naming the field. */
+export function validationError(err: unknown, root?: string): SchedulerError | null {
+  if (err instanceof CalendarError) {
+    // The calendar names its options `options.*`; a schedule carries them at the top level.
+    const own = err.field.replace(/^options\./, '');
+    const field = root ? `${root}.${own}` : own;
+    return new SchedulerError('VALIDATION', err.reason, field);
+  }
+  if (err instanceof z.ZodError) {
+    const issue = err.issues[0]!;
+    const path = issue.path.map(String).join('.');
+    return new SchedulerError('VALIDATION', issue.message, [root, path].filter(Boolean).join('.') || null);
+  }
+  return null;
+}
+
+/** Parses with a zod schema, throwing a VALIDATION SchedulerError naming the first bad field. */
+export function parseOrThrow<T>(schema: z.ZodType<T, unknown>, value: unknown, root?: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error, root)!;
+  return result.data;
+}

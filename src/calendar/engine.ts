@@ -1,0 +1,382 @@
+/**
+ * The calendar engine: compile a timing + options once, then ask for the next slots after an
+ * instant. Pure and deterministic (no clock, no randomness, no I/O): safe in a Temporal local
+ * activity and in workflow code.
+ */
+import { type Adjustment, DEFAULT_DST, type DstPolicy, resolveWall } from './dst.js';
+import { parseDuration } from './duration.js';
+import { CalendarError, fail } from './errors.js';
+import { DAY, dayNumber, formatInstantAt, formatUtc, formatWall, parseDateTime, parseInstant } from './floating.js';
+import { jitterMs } from './jitter.js';
+import { compileRecurrence } from './recurrence.js';
+import {
+  absolute,
+  cronSource,
+  deadlineSource,
+  delaySource,
+  intervalSource,
+  listSource,
+  oneTimeSource,
+} from './simple-sources.js';
+import type { Nominal, NominalSource, RulePosition } from './source.js';
+import { type CalendarOptions, parseCalendarOptions, parseTiming, type Timing } from './timing.js';
+import { Window } from './window.js';
+import { checkZone, type Zone, zoneFor } from './zone.js';
+
+export interface CalendarInput {
+  scheduleId: string;
+  timing: Timing;
+  options?: CalendarOptions;
+  /** ISO instant the schedule was created: default DELAY/INTERVAL anchor, bare-RRULE DTSTART fallback */
+  createdAt: string;
+}
+
+/**
+ * Opaque, JSON-serialisable position after the last returned slot. Only needed for COUNT rules
+ * and `max_count` (so they are not recounted from the start); harmless to pass always.
+ */
+export interface CalendarCursor {
+  v: 1;
+  /** scheduledFor of the last slot this cursor has seen */
+  last?: string;
+  /** number of slots emitted up to and including `last` */
+  emitted?: number;
+  /** COUNT-limited rule: the `n`-th rule occurrence is at floating wall time `wall` */
+  rule?: { wall: string; n: number };
+}
+
+export interface SlotAdjustment {
+  kind: Adjustment['kind'];
+  note: string;
+}
+
+export interface Slot {
+  /** ISO 8601 with the zone's offset: the slot's identity; after DST policy, before jitter/window */
+  scheduledFor: string;
+  /** ISO 8601 UTC (`Z`): when to fire (scheduledFor + jitter, or deferred to the window's opening) */
+  fireAt: string;
+  /** fireAt in the calendar's zone, ISO 8601 with offset */
+  local: string;
+  /** DEADLINE: `deadline` or `reminder:<duration>` */
+  label?: string;
+  adjustments: SlotAdjustment[];
+}
+
+export interface NextSlotsResult {
+  slots: Slot[];
+  cursor: CalendarCursor;
+  /** true when no slot after the returned ones will ever exist */
+  exhausted: boolean;
+}
+
+export interface Calendar {
+  readonly scheduleId: string;
+  readonly kind: Timing['kind'];
+  /** the zone slots are expressed in (the timing's zone, else options.timezone, else UTC) */
+  readonly timezone: string;
+  /** slots strictly after `after` (by scheduledFor), in order, at most `count` */
+  nextSlots(
+    after: string,
+    count: number,
+    cursor?: CalendarCursor,
+    ctx?: { lastCompletedAt?: string },
+  ): NextSlotsResult;
+}
+
+interface Candidate {
+  instant: number;
+  offset: number;
+  wall: number;
+  n?: number;
+  label?: string;
+  adjustments: Adjustment[];
+}
+
+/** candidates examined per call before giving up (window SKIP / exclusions removing everything) */
+const SEARCH_FUEL = 500_000;
+
+export function compileCalendar(input: CalendarInput): Calendar {
+  if (typeof input !== 'object' || input === null) fail('input', 'must be an object', 'INVALID_FIELD');
+  if (typeof input.scheduleId !== 'string' || input.scheduleId === '') {
+    fail('scheduleId', 'must be a non-empty string', 'INVALID_FIELD');
+  }
+  const createdAt = parseInstant('createdAt', String(input.createdAt));
+  const timing = parseTiming(input.timing);
+  const options = parseCalendarOptions(input.options);
+
+  // zones
+  const timingZoneName = 'timezone' in timing && timing.timezone !== undefined ? checkZone('timing.timezone', timing.timezone) : undefined;
+  const optionsZoneName = options.timezone !== undefined ? checkZone('options.timezone', options.timezone) : undefined;
+  const zoneName = timingZoneName ?? optionsZoneName ?? 'UTC';
+  const zone = zoneFor(zoneName);
+  const timingZone = timingZoneName !== undefined ? zone : undefined;
+  const dst: DstPolicy = { gap: options.dst?.gap ?? DEFAULT_DST.gap, fold: options.dst?.fold ?? DEFAULT_DST.fold };
+
+  // options
+  const startsAt = options.starts_at !== undefined ? parseInstant('options.starts_at', options.starts_at) : undefined;
+  const endsAt = options.ends_at !== undefined ? parseInstant('options.ends_at', options.ends_at) : undefined;
+  if (startsAt !== undefined && endsAt !== undefined && endsAt < startsAt) {
+    fail('options.ends_at', 'is before options.starts_at', 'INVALID_OPTION');
+  }
+  const exclusions = new Set<number>();
+  (options.exclusions ?? []).forEach((d, i) => {
+    exclusions.add(dayNumber(parseDateTime(`options.exclusions.${i}`, d).wall));
+  });
+  let jitterMax = 0;
+  if (options.jitter !== undefined) {
+    if (timing.kind === 'ONE_TIME' || timing.kind === 'DEADLINE') {
+      fail('options.jitter', `jitter is for technical jobs; a ${timing.kind} is a human-time commitment`, 'INVALID_OPTION');
+    }
+    const j = parseDuration('options.jitter', options.jitter, { fixedOnly: true });
+    jitterMax = j.fixedMs!;
+    if (jitterMax > DAY) fail('options.jitter', 'must not exceed P1D', 'INVALID_OPTION');
+  }
+  const window =
+    options.window !== undefined
+      ? new Window(
+          'options.window',
+          options.window,
+          options.window.timezone !== undefined ? zoneFor(checkZone('options.window.timezone', options.window.timezone)) : zone,
+          dst,
+        )
+      : undefined;
+  const maxCount = options.max_count;
+
+  const resolveDefault = (wall: number) => resolveWall(zone, wall, dst).resolved[0]?.instant;
+
+  // timing → nominal source
+  let source: NominalSource;
+  let fixedDelay: { everyMs: number; anchor: number } | undefined;
+  switch (timing.kind) {
+    case 'ONE_TIME':
+      source = oneTimeSource('timing', timing.at, timingZone);
+      break;
+    case 'DELAY': {
+      const anchor = timing.anchor !== undefined ? parseInstant('timing.anchor', timing.anchor) : createdAt;
+      source = delaySource('timing', timing.delay, anchor, zone);
+      break;
+    }
+    case 'INTERVAL': {
+      const every = parseDuration('timing.every', timing.every, { fixedOnly: true }).fixedMs!;
+      if (every < 1000) fail('timing.every', 'must be at least PT1S', 'INVALID_DURATION');
+      const anchor = timing.anchor !== undefined ? parseInstant('timing.anchor', timing.anchor) : createdAt;
+      if (timing.mode === 'FIXED_DELAY') {
+        fixedDelay = { everyMs: every, anchor };
+        source = listSource([]);
+      } else source = intervalSource(every, anchor, zone);
+      break;
+    }
+    case 'RECURRENCE':
+      source = compileRecurrence('timing.rule', timing.rule, zone, startsAt ?? createdAt);
+      break;
+    case 'CRON': {
+      const begin = (startsAt ?? createdAt) + zone.offsetAt(startsAt ?? createdAt);
+      source = cronSource('timing.expression', timing.expression, begin);
+      break;
+    }
+    case 'DEADLINE':
+      source = deadlineSource('timing', timing.at, timingZone, zone, timing.reminders ?? [], resolveDefault);
+      break;
+  }
+
+  const needCount = maxCount !== undefined || source.counting;
+
+  /** floating wall below which no nominal occurrence can resolve to an instant > t */
+  const wallLow = (t: number): number =>
+    t + Math.min(zone.offsetAt(t - DAY), zone.offsetAt(t), zone.offsetAt(t + DAY));
+
+  function candidatesOf(item: Nominal): { cands: Candidate[]; lb: number } {
+    const base = (c: Candidate) => {
+      if (item.n !== undefined) c.n = item.n;
+      if (item.label !== undefined) c.label = item.label;
+      return c;
+    };
+    if (item.instant !== undefined) {
+      const lb = Math.min(item.instant, item.wall - Math.max(zone.offsetAt(item.wall - DAY), zone.offsetAt(item.wall + DAY)));
+      return {
+        cands: [base({ instant: item.instant, offset: zone.offsetAt(item.instant), wall: item.wall, adjustments: [] })],
+        lb,
+      };
+    }
+    const r = resolveWall(zone, item.wall, dst);
+    return {
+      cands: r.resolved.map((x) =>
+        base({ instant: x.instant, offset: x.offset, wall: item.wall, adjustments: x.adjustment ? [x.adjustment] : [] }),
+      ),
+      lb: r.lowerBound,
+    };
+  }
+
+  function toSlot(c: Candidate, deferTo: number | undefined): Slot {
+    const scheduledFor = formatInstantAt(c.instant, c.offset);
+    const adjustments: SlotAdjustment[] = c.adjustments.map((a) => ({ kind: a.kind, note: a.note }));
+    let fire = c.instant;
+    if (deferTo !== undefined) {
+      fire = deferTo;
+      adjustments.push({
+        kind: 'WINDOW_DEFER',
+        note: `${scheduledFor} is outside the allowed window; deferred to its opening at ${formatInstantAt(deferTo, window!.zone.offsetAt(deferTo))}`,
+      });
+    }
+    if (jitterMax > 0) {
+      const j = jitterMs(input.scheduleId, scheduledFor, jitterMax);
+      fire += j;
+      adjustments.push({ kind: 'JITTER', note: `+${j / 1000}s deterministic jitter (max ${options.jitter})` });
+    }
+    const slot: Slot = {
+      scheduledFor,
+      fireAt: formatUtc(fire),
+      local: formatInstantAt(fire, zone.offsetAt(fire)),
+      adjustments,
+    };
+    if (c.label !== undefined) slot.label = c.label;
+    return slot;
+  }
+
+  function readCursor(cursor: CalendarCursor | undefined): { last: number; emitted: number; pos?: RulePosition } | undefined {
+    if (cursor === undefined || cursor === null) return undefined;
+    if (typeof cursor !== 'object' || cursor.v !== 1) {
+      throw new CalendarError('cursor', 'not a cursor returned by this calendar (v must be 1)', 'INVALID_CURSOR');
+    }
+    if (cursor.last === undefined) return undefined;
+    const last = parseInstant('cursor.last', cursor.last);
+    const emitted = cursor.emitted;
+    if (emitted === undefined || !Number.isInteger(emitted) || emitted < 0) return undefined;
+    const out: { last: number; emitted: number; pos?: RulePosition } = { last, emitted };
+    if (cursor.rule !== undefined) {
+      const w = parseDateTime('cursor.rule.wall', cursor.rule.wall);
+      if (!Number.isInteger(cursor.rule.n) || cursor.rule.n < 1) {
+        throw new CalendarError('cursor.rule.n', 'must be a positive integer', 'INVALID_CURSOR');
+      }
+      out.pos = { wall: w.wall, n: cursor.rule.n };
+    } else if (source.counting) return undefined;
+    return out;
+  }
+
+  function nextSlots(
+    afterText: string,
+    count: number,
+    cursorIn?: CalendarCursor,
+    ctx?: { lastCompletedAt?: string },
+  ): NextSlotsResult {
+    const after = parseInstant('after', afterText);
+    if (!Number.isInteger(count) || count < 0 || count > 100_000) {
+      fail('count', 'must be an integer between 0 and 100000', 'INVALID_FIELD');
+    }
+    const known = readCursor(cursorIn);
+    let src = source;
+    if (fixedDelay !== undefined) {
+      // one slot: the previous completion + every (or the first grid point), strictly after `after`
+      const basis =
+        ctx?.lastCompletedAt !== undefined ? parseInstant('ctx.lastCompletedAt', ctx.lastCompletedAt) : fixedDelay.anchor - fixedDelay.everyMs;
+      const k = Math.max(1, Math.floor((after - basis) / fixedDelay.everyMs) + 1);
+      src = listSource([absolute(zone, basis + k * fixedDelay.everyMs)]);
+    }
+
+    let from: number;
+    let pos: RulePosition | undefined;
+    let emitted = 0;
+    let countedUpTo = Number.NEGATIVE_INFINITY;
+    if (needCount && known !== undefined && known.last <= after) {
+      from = wallLow(known.last);
+      pos = known.pos;
+      emitted = known.emitted;
+      countedUpTo = known.last;
+    } else if (needCount && fixedDelay === undefined) {
+      from = Number.NEGATIVE_INFINITY;
+    } else {
+      from = wallLow(after);
+      if (fixedDelay !== undefined && known !== undefined) emitted = known.emitted;
+    }
+    if (startsAt !== undefined) from = Math.max(from, wallLow(startsAt) - DAY);
+
+    const slots: Slot[] = [];
+    const cursor: CalendarCursor = cursorIn && typeof cursorIn === 'object' ? { ...cursorIn, v: 1 } : { v: 1 };
+    let lastPos = pos;
+    let exhausted = false;
+    if (count === 0) return { slots, cursor, exhausted: false };
+
+    const it = src.iterate(from, pos);
+    const buffer: Candidate[] = [];
+    let lastInstant = Number.NaN;
+    let fuel = SEARCH_FUEL;
+    let done = false;
+    while (!done) {
+      const r = it.next();
+      let lb = Number.POSITIVE_INFINITY;
+      let cands: Candidate[] = [];
+      if (!r.done) ({ cands, lb } = candidatesOf(r.value));
+      while (buffer.length > 0 && buffer[0]!.instant < lb) {
+        const c = buffer.shift()!;
+        if (c.instant === lastInstant) continue; // the same instant twice (DST shift, RDATE = rule)
+        lastInstant = c.instant;
+        if (startsAt !== undefined && c.instant < startsAt) continue;
+        if ((endsAt !== undefined && c.instant > endsAt) || (src.untilInstant !== undefined && c.instant > src.untilInstant)) {
+          exhausted = true;
+          done = true;
+          break;
+        }
+        if (src.excludedInstants?.has(c.instant)) continue;
+        if (exclusions.size > 0 && exclusions.has(dayNumber(c.instant + c.offset))) continue;
+        let deferTo: number | undefined;
+        if (window !== undefined && !window.contains(c.instant)) {
+          if (window.outside === 'SKIP') continue;
+          deferTo = window.nextOpening(c.instant);
+        }
+        if (c.instant <= countedUpTo) continue;
+        emitted++;
+        if (maxCount !== undefined && emitted > maxCount) {
+          exhausted = true;
+          done = true;
+          break;
+        }
+        if (c.n !== undefined) lastPos = { wall: c.wall, n: c.n };
+        if (c.instant <= after) continue;
+        slots.push(toSlot(c, deferTo));
+        cursor.last = slots[slots.length - 1]!.scheduledFor;
+        if (needCount) cursor.emitted = emitted;
+        if (lastPos !== undefined && source.counting) cursor.rule = { wall: formatWall(lastPos.wall), n: lastPos.n };
+        if (slots.length >= count) {
+          done = true;
+          if (maxCount !== undefined && emitted >= maxCount) exhausted = true;
+          break;
+        }
+      }
+      if (done) break;
+      if (r.done) {
+        exhausted = fixedDelay === undefined;
+        break;
+      }
+      if (--fuel < 0) {
+        if (slots.length > 0) break;
+        throw new CalendarError(
+          'options',
+          `no slot found within ${SEARCH_FUEL} candidate occurrences: the window/exclusions remove every occurrence`,
+          'SEARCH_LIMIT',
+        );
+      }
+      for (const c of cands) {
+        let i = buffer.length;
+        while (i > 0 && buffer[i - 1]!.instant > c.instant) i--;
+        buffer.splice(i, 0, c);
+      }
+    }
+    if (needCount && cursor.emitted === undefined && slots.length === 0 && known !== undefined) cursor.emitted = known.emitted;
+    return { slots, cursor, exhausted };
+  }
+
+  const calendar: Calendar = { scheduleId: input.scheduleId, kind: timing.kind, timezone: zoneName, nextSlots };
+
+  // a window that SKIPs, or exclusions, may remove every occurrence: probe once (bounded)
+  if ((window?.outside === 'SKIP' || exclusions.size > 0) && fixedDelay === undefined) {
+    try {
+      calendar.nextSlots(formatUtc((startsAt ?? createdAt) - 1), 1);
+    } catch (e) {
+      if (e instanceof CalendarError && e.code === 'SEARCH_LIMIT') {
+        fail(window?.outside === 'SKIP' ? 'options.window' : 'options.exclusions', 'removes every occurrence of the timing', 'NEVER_FIRES');
+      }
+      throw e;
+    }
+  }
+  return calendar;
+}

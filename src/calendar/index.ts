@@ -1,0 +1,22 @@
+/** Public API of the calendar engine. See README.md in this folder. */
+export type { Calendar, CalendarCursor, CalendarInput, NextSlotsResult, Slot, SlotAdjustment } from './engine.js';
+export { compileCalendar } from './engine.js';
+export type { CalendarErrorCode } from './errors.js';
+export { CalendarError } from './errors.js';
+export type { DstPolicy, FoldPolicy, GapPolicy } from './dst.js';
+export {
+  CalendarOptions,
+  CalendarWindow,
+  CronTiming,
+  DeadlineTiming,
+  DelayTiming,
+  DstOptions,
+  IntervalTiming,
+  OneTimeTiming,
+  parseCalendarOptions,
+  parseTiming,
+  RecurrenceTiming,
+  Timing,
+  Weekday,
+} from './timing.js';
+export { checkZone } from './zone.js';

@@ -1,0 +1,363 @@
+/**
+ * RFC 5545 RRULE expansion in floating wall-clock time, with re-anchoring so that the cost of
+ * "next occurrence after X" does not depend on how long ago DTSTART was.
+ *
+ * - DAILY … YEARLY: expanded by `rrule` (rrule.js, a port of python-dateutil), in floating time
+ *   (its Date values are read as UTC-labelled wall clock; its `tzid` is never used). Defaults that
+ *   RFC 5545 derives from DTSTART (BYHOUR/BYMINUTE/BYSECOND, BYMONTHDAY, BYDAY, BYMONTH) are made
+ *   explicit first, so that a rule re-anchored at the start of a later period (aligned to the
+ *   INTERVAL grid and, for WEEKLY, to WKST) yields exactly the same occurrences. Whole periods are
+ *   always regenerated, so BYSETPOS and BYWEEKNO years are unaffected.
+ * - HOURLY / MINUTELY / SECONDLY: expanded by our own grid walker. rrule.js 2.8.1 is wrong there:
+ *   with BYHOUR (MINUTELY) or BYMINUTE (SECONDLY) and an INTERVAL that does not divide 60 it
+ *   leaves the INTERVAL grid (e.g. FREQ=MINUTELY;INTERVAL=90;BYHOUR=9,10,11 gives 10:00 on the
+ *   second day instead of 09:00), and it loops forever when BYHOUR can never be reached
+ *   (FREQ=HOURLY;INTERVAL=24;BYHOUR=5 with DTSTART at 06:00). Both cases are tests.
+ * - rrule.js only stops at year 9999 when a rule stops matching; we bound every search with a
+ *   deterministic fuel budget of one full Gregorian cycle (400 years) of periods: the calendar
+ *   repeats after that, so a search that finds nothing within it will never find anything.
+ */
+import rrulePkg from 'rrule';
+
+// rrule 2.8 ships a UMD bundle as `main`: under Node ESM only its default export is visible
+const { RRule, Weekday } = rrulePkg;
+type RRule = InstanceType<typeof RRule>;
+import { fail } from './errors.js';
+import {
+  DAY,
+  daysInMonth,
+  dayNumber,
+  HOUR,
+  isLeapYear,
+  isoWeekday,
+  MINUTE,
+  partsOf,
+  SECOND,
+  startOfDay,
+  wallFrom,
+} from './floating.js';
+import type { Freq, RecurRule } from './rrule-parse.js';
+
+const RRULE_FREQ: Record<Freq, number> = {
+  YEARLY: RRule.YEARLY,
+  MONTHLY: RRule.MONTHLY,
+  WEEKLY: RRule.WEEKLY,
+  DAILY: RRule.DAILY,
+  HOURLY: RRule.HOURLY,
+  MINUTELY: RRule.MINUTELY,
+  SECONDLY: RRule.SECONDLY,
+};
+
+/** Days/weeks/months/years in one 400-year Gregorian cycle (the calendar repeats after it). */
+const CYCLE: Partial<Record<Freq, number>> = { DAILY: 146_097, WEEKLY: 20_871, MONTHLY: 4_800, YEARLY: 400 };
+
+const FUEL_OUT = Symbol('fuel');
+
+function gcd(a: number, b: number): number {
+  let x = Math.abs(a);
+  let y = Math.abs(b);
+  while (y) [x, y] = [y, x % y];
+  return x;
+}
+
+/** Makes the DTSTART-derived defaults of RFC 5545 / dateutil explicit. */
+export function normalizeRule(rule: RecurRule, dtstart: number): RecurRule {
+  const p = partsOf(dtstart);
+  const r: RecurRule = { ...rule };
+  const f = r.freq;
+  if (!(r.byweekno || r.byyearday || r.bymonthday || r.byday)) {
+    if (f === 'YEARLY') {
+      if (!r.bymonth) r.bymonth = [p.month];
+      r.bymonthday = [p.day];
+    } else if (f === 'MONTHLY') {
+      r.bymonthday = [p.day];
+    } else if (f === 'WEEKLY') {
+      r.byday = [{ weekday: isoWeekday(dtstart), n: 0 }];
+    }
+  }
+  const order = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY', 'SECONDLY'];
+  const fi = order.indexOf(f);
+  if (!r.byhour && fi < order.indexOf('HOURLY')) r.byhour = [p.hour];
+  if (!r.byminute && fi < order.indexOf('MINUTELY')) r.byminute = [p.minute];
+  if (!r.bysecond && fi < order.indexOf('SECONDLY')) r.bysecond = [p.second];
+  return r;
+}
+
+/** Quick static proofs that a rule can never fire (the bounded search catches the rest). */
+export function staticNeverFires(rule: RecurRule, dtstart: number): string | undefined {
+  if (rule.bymonthday && (rule.bymonth || rule.freq === 'YEARLY')) {
+    const months = rule.bymonth ?? [partsOf(dtstart).month];
+    const maxDays = (m: number) => (m === 2 ? 29 : daysInMonth(2001, m));
+    const ok = months.some((m) => rule.bymonthday!.some((d) => Math.abs(d) <= maxDays(m)));
+    if (!ok) return `no month in BYMONTH=${months.join(',')} has day ${rule.bymonthday.join(',')}`;
+  }
+  if (rule.bymonthday && rule.bymonthday.every((d) => Math.abs(d) > 31)) return 'BYMONTHDAY out of range';
+  return undefined;
+}
+
+export interface WallIterator {
+  /** occurrences (floating walls) ≥ from, increasing; stops when the rule is exhausted */
+  walls(from: number): Generator<number, void, undefined>;
+}
+
+/** Builds the expander for a normalised rule. `untilWall` bounds the expansion (inclusive). */
+export function makeExpander(field: string, rule: RecurRule, dtstart: number, untilWall: number | undefined): WallIterator {
+  if (rule.freq === 'HOURLY' || rule.freq === 'MINUTELY' || rule.freq === 'SECONDLY') {
+    return new SubDailyExpander(field, rule, dtstart, untilWall);
+  }
+  return new RRuleExpander(rule, dtstart, untilWall);
+}
+
+// ---------------------------------------------------------------------------------------------
+// DAILY … YEARLY through rrule.js
+
+class RRuleExpander implements WallIterator {
+  private readonly base: Record<string, unknown>;
+  private readonly fuelPerSearch: number;
+  private cached: { anchor: number; rrule: RRule } | undefined;
+  private fuel = 0;
+
+  constructor(
+    private readonly rule: RecurRule,
+    private readonly dtstart: number,
+    private readonly untilWall: number | undefined,
+  ) {
+    const cycle = CYCLE[rule.freq]!;
+    // periods in one full cycle for this INTERVAL, + the partial first period + slack;
+    // rrule.js reads `options.interval` twice per period
+    this.fuelPerSearch = 2 * (cycle / gcd(cycle, rule.interval) + 4);
+    this.base = {
+      freq: RRULE_FREQ[rule.freq],
+      interval: rule.interval,
+      wkst: rule.wkst - 1,
+      bymonth: rule.bymonth ?? null,
+      bymonthday: rule.bymonthday ?? null,
+      byyearday: rule.byyearday ?? null,
+      byweekno: rule.byweekno ?? null,
+      byweekday: rule.byday ? rule.byday.map((d) => (d.n ? new Weekday(d.weekday - 1, d.n) : d.weekday - 1)) : null,
+      byhour: rule.byhour ?? null,
+      byminute: rule.byminute ?? null,
+      bysecond: rule.bysecond ?? null,
+      bysetpos: rule.bysetpos ?? null,
+      until: untilWall === undefined ? null : new Date(untilWall),
+    };
+  }
+
+  /** period index of a floating value */
+  private period(wall: number): number {
+    const p = partsOf(wall);
+    switch (this.rule.freq) {
+      case 'YEARLY':
+        return p.year;
+      case 'MONTHLY':
+        return p.year * 12 + p.month - 1;
+      case 'WEEKLY': {
+        // day 0 (1970-01-01) is a Thursday (ISO 4)
+        const first = (((this.rule.wkst - 4) % 7) + 7) % 7;
+        return Math.floor((dayNumber(wall) - first) / 7);
+      }
+      default:
+        return dayNumber(wall);
+    }
+  }
+
+  private periodStart(index: number): number {
+    switch (this.rule.freq) {
+      case 'YEARLY':
+        return wallFrom(index, 1, 1);
+      case 'MONTHLY':
+        return wallFrom(Math.floor(index / 12), (index % 12) + 1, 1);
+      case 'WEEKLY': {
+        const first = (((this.rule.wkst - 4) % 7) + 7) % 7;
+        return (index * 7 + first) * DAY;
+      }
+      default:
+        return index * DAY;
+    }
+  }
+
+  /** the latest INTERVAL-aligned period start ≤ wall (or DTSTART itself) */
+  anchorFor(wall: number): number {
+    if (wall <= this.dtstart) return this.dtstart;
+    const p0 = this.period(this.dtstart);
+    const k = Math.floor((this.period(wall) - p0) / this.rule.interval);
+    if (k <= 0) return this.dtstart;
+    return this.periodStart(p0 + k * this.rule.interval);
+  }
+
+  private rruleAt(anchor: number): RRule {
+    const c = this.cached;
+    if (c !== undefined && c.anchor === anchor) return c.rrule;
+    const r = new RRule({ ...this.base, dtstart: new Date(anchor) } as never, true);
+    const interval = this.rule.interval;
+    Object.defineProperty(r.options, 'interval', {
+      get: () => {
+        if (--this.fuel < 0) throw FUEL_OUT;
+        return interval;
+      },
+      configurable: true,
+    });
+    this.cached = { anchor, rrule: r };
+    return r;
+  }
+
+  *walls(from: number): Generator<number, void, undefined> {
+    let lower = from;
+    let batch = 8;
+    for (;;) {
+      const anchor = this.anchorFor(lower);
+      const got: number[] = [];
+      let done = false;
+      this.fuel = this.fuelPerSearch;
+      try {
+        this.rruleAt(anchor).all((d) => {
+          const w = d.getTime();
+          if (w >= lower) got.push(w);
+          return got.length < batch;
+        });
+        done = got.length < batch; // rrule ran out (UNTIL or year 9999)
+      } catch (e) {
+        if (e !== FUEL_OUT) throw e;
+        // nothing within a whole calendar cycle after the anchor: the rule is over for good
+        done = got.length === 0;
+      }
+      for (const w of got) yield w;
+      if (done) return;
+      if (got.length > 0) lower = got[got.length - 1]! + 1;
+      batch = Math.min(batch * 4, 512);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HOURLY / MINUTELY / SECONDLY: our own grid walker
+
+const SUBDAILY_FUEL = 2_000_000;
+
+class SubDailyExpander implements WallIterator {
+  private readonly unit: number;
+  private readonly step: number;
+  private readonly g0: number; // first grid point: DTSTART truncated to the unit
+  private readonly offsets: number[]; // ms offsets of occurrences inside one period, sorted
+  private lastDay = Number.NaN;
+  private lastDayOk = false;
+
+  constructor(
+    field: string,
+    private readonly rule: RecurRule,
+    private readonly dtstart: number,
+    private readonly untilWall: number | undefined,
+  ) {
+    const f = rule.freq;
+    this.unit = f === 'HOURLY' ? HOUR : f === 'MINUTELY' ? MINUTE : SECOND;
+    this.step = this.unit * rule.interval;
+    this.g0 = Math.floor(dtstart / this.unit) * this.unit;
+    const p = partsOf(dtstart);
+    const minutes = f === 'HOURLY' ? (rule.byminute ?? [p.minute]) : [0];
+    const seconds = f === 'SECONDLY' ? [0] : (rule.bysecond ?? [p.second]);
+    const offs: number[] = [];
+    for (const m of minutes) for (const s of seconds) offs.push(m * MINUTE + s * SECOND);
+    offs.sort((a, b) => a - b);
+    let chosen = offs;
+    if (rule.bysetpos) {
+      const n = offs.length;
+      chosen = [];
+      for (const pos of rule.bysetpos) {
+        const i = pos > 0 ? pos - 1 : n + pos;
+        if (i >= 0 && i < n && !chosen.includes(offs[i]!)) chosen.push(offs[i]!);
+      }
+      chosen.sort((a, b) => a - b);
+    }
+    this.offsets = chosen;
+    if (this.offsets.length === 0) fail(field, 'BYSETPOS selects nothing: the rule never fires', 'NEVER_FIRES');
+    const why = this.unreachable();
+    if (why) fail(field, why, 'NEVER_FIRES');
+  }
+
+  /** the grid (DTSTART + k·INTERVAL units) never reaches an allowed time of day */
+  private unreachable(): string | undefined {
+    const r = this.rule;
+    const g = gcd(this.step, DAY);
+    const phase = ((this.g0 % g) + g) % g;
+    const hours = r.byhour ?? Array.from({ length: 24 }, (_, i) => i);
+    const filterMinutes = this.rule.freq !== 'HOURLY';
+    const minutes = filterMinutes ? (r.byminute ?? Array.from({ length: 60 }, (_, i) => i)) : [0];
+    const filterSeconds = this.rule.freq === 'SECONDLY';
+    const seconds = filterSeconds ? (r.bysecond ?? Array.from({ length: 60 }, (_, i) => i)) : [0];
+    for (const h of hours)
+      for (const m of minutes)
+        for (const s of seconds) {
+          if ((h * HOUR + m * MINUTE + s * SECOND) % g === phase) return undefined;
+        }
+    return `FREQ=${r.freq};INTERVAL=${r.interval} from DTSTART never reaches an allowed time of day (BYHOUR/BYMINUTE/BYSECOND)`;
+  }
+
+  private dayOk(dayStart: number): boolean {
+    if (dayStart === this.lastDay) return this.lastDayOk;
+    const r = this.rule;
+    const p = partsOf(dayStart);
+    let ok = true;
+    if (r.bymonth && !r.bymonth.includes(p.month)) ok = false;
+    if (ok && r.bymonthday) {
+      const dim = daysInMonth(p.year, p.month);
+      ok = r.bymonthday.includes(p.day) || r.bymonthday.includes(p.day - dim - 1);
+    }
+    if (ok && r.byyearday) {
+      const yl = isLeapYear(p.year) ? 366 : 365;
+      const yd = dayNumber(dayStart) - dayNumber(wallFrom(p.year, 1, 1)) + 1;
+      ok = r.byyearday.includes(yd) || r.byyearday.includes(yd - yl - 1);
+    }
+    if (ok && r.byday) {
+      const wd = isoWeekday(dayStart);
+      ok = r.byday.some((d) => d.weekday === wd);
+    }
+    this.lastDay = dayStart;
+    this.lastDayOk = ok;
+    return ok;
+  }
+
+  /** first k with g0 + k·step ≥ t */
+  private kAtOrAfter(t: number): number {
+    return Math.max(0, Math.ceil((t - this.g0) / this.step));
+  }
+
+  *walls(from: number): Generator<number, void, undefined> {
+    const r = this.rule;
+    const lower = Math.max(from, this.dtstart);
+    let k = Math.max(0, Math.floor((lower - this.g0) / this.step));
+    let fuel = SUBDAILY_FUEL;
+    const limit = this.untilWall ?? Number.POSITIVE_INFINITY;
+    const maxWall = wallFrom(9999, 12, 31, 23, 59, 59);
+    for (;;) {
+      if (--fuel < 0) return; // nothing within the search bound: treat as over
+      const g = this.g0 + k * this.step;
+      if (g > limit || g > maxWall) return;
+      const day = startOfDay(g);
+      if (!this.dayOk(day)) {
+        k = this.kAtOrAfter(day + DAY);
+        continue;
+      }
+      const tod = g - day;
+      if (r.byhour && !r.byhour.includes(Math.floor(tod / HOUR))) {
+        k = this.unit === HOUR ? k + 1 : this.kAtOrAfter(Math.floor(g / HOUR) * HOUR + HOUR);
+        continue;
+      }
+      if (this.unit <= MINUTE && r.byminute && !r.byminute.includes(Math.floor((tod % HOUR) / MINUTE))) {
+        k = this.unit === MINUTE ? k + 1 : this.kAtOrAfter(Math.floor(g / MINUTE) * MINUTE + MINUTE);
+        continue;
+      }
+      if (this.unit === SECOND && r.bysecond && !r.bysecond.includes(Math.floor((tod % MINUTE) / SECOND))) {
+        k += 1;
+        continue;
+      }
+      for (const off of this.offsets) {
+        const w = g + off;
+        if (w < lower) continue;
+        if (w > limit) return;
+        fuel = SUBDAILY_FUEL;
+        yield w;
+      }
+      k += 1;
+    }
+  }
+}

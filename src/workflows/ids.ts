@@ -1,0 +1,28 @@
+// Deterministic identifiers. A schedule's workflow ID and every occurrence's ID are functions of what the
+// user gave, so a retried create finds the existing schedule and a retried handoff finds the existing
+// occurrence instead of making a second one.
+
+/** The workflow that owns a schedule. Tenant is part of it: two tenants may use the same schedule_id. */
+export function scheduleWorkflowId(tenantId: string, scheduleId: string): string {
+  return `schedule/${tenantId}/${scheduleId}`;
+}
+
+/** Instants in IDs are always UTC with milliseconds, so one instant has exactly one spelling. */
+export function canonicalInstant(iso: string): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) throw new Error(`not an instant: ${iso}`);
+  return new Date(ms).toISOString();
+}
+
+/**
+ * The occurrence of a slot, from schedule ID and `scheduled_for`. Also the workflow ID of a started JOB,
+ * which is what makes a second start of the same slot fail as a duplicate instead of running twice.
+ */
+export function occurrenceId(tenantId: string, scheduleId: string, scheduledFor: string): string {
+  return `occurrence/${tenantId}/${scheduleId}/${canonicalInstant(scheduledFor)}`;
+}
+
+/** The key targets deduplicate on (SPEC: `schedule:<schedule_id>:<scheduled_for>`; instant in UTC). */
+export function idempotencyKey(scheduleId: string, scheduledFor: string): string {
+  return `schedule:${scheduleId}:${canonicalInstant(scheduledFor)}`;
+}

@@ -1,0 +1,685 @@
+// One durable workflow per schedule. It owns the versioned definition, sleeps until the next slot,
+// judges what is due with the pure policy step (./policy.ts), hands occurrences off through activities
+// and continues as new to keep its history bounded. Handlers only enqueue commands; the loop is the one
+// place that changes the slot pipeline, so an edit, pause or trigger that arrives while a slot is due is
+// applied after that slot is decided, never half-way through.
+import * as wf from '@temporalio/workflow';
+import type { HandoffActivities, HandoffResult } from '../activities/handoff.js';
+import type { SlotBatch, SlotBatchRequest } from '../activities/slots.js';
+import {
+  type BackfillRequest,
+  type BackfillResult,
+  type CancelRequest,
+  type EditRequest,
+  type EditResult,
+  type NextRun,
+  type Occurrence,
+  type ScheduleCounters,
+  type ScheduleDescription,
+  type ScheduleIdentity,
+  type ScheduleSpec,
+  type ScheduleStatus,
+  type TriggerRequest,
+  toNextRun,
+} from '../api/contracts.js';
+import type { CalendarCursor, Slot } from '../calendar/index.js';
+import { canonicalInstant, idempotencyKey, occurrenceId } from './ids.js';
+import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
+import {
+  NextRunAtKey,
+  ScheduleIdKey,
+  ScheduleStatusKey,
+  TenantIdKey,
+  TimingKindKey,
+} from './search-attributes.js';
+
+// ---- handlers (names are part of the public contract: SDK, API and users' own tools call them) ----
+export const pauseSignal = wf.defineSignal<[{ note?: string }?]>('pause');
+export const resumeSignal = wf.defineSignal<[]>('resume');
+export const editUpdate = wf.defineUpdate<EditResult, [EditRequest]>('edit');
+export const triggerNowUpdate = wf.defineUpdate<Occurrence, [TriggerRequest]>('triggerNow');
+export const backfillUpdate = wf.defineUpdate<BackfillResult, [BackfillRequest]>('backfill');
+export const cancelUpdate = wf.defineUpdate<ScheduleDescription, [CancelRequest]>('cancel');
+export const describeQuery = wf.defineQuery<ScheduleDescription>('describe');
+
+/** Error types the handlers reject with (ApplicationFailure.type), mapped to API errors by the client. */
+export const VERSION_CONFLICT = 'VersionConflict';
+export const INVALID_STATE = 'InvalidScheduleState';
+export const INVALID_REQUEST = 'InvalidRequest';
+
+const SLOT_BATCH = 100;
+const RECENT_LIMIT = 256;
+const NEXT_RUNS_SHOWN = 10;
+/** Handoffs started per pass of the loop; the rest wait in `pendingFires` (and survive continue-as-new). */
+const FIRES_PER_PASS = 50;
+const BACKFILL_LIMIT = 1000;
+const DEFAULT_CONTINUE_AS_NEW_AFTER = 5000;
+
+const { computeSlotBatch } = wf.proxyLocalActivities<{
+  computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch>;
+}>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
+const { handOff } = wf.proxyActivities<HandoffActivities>({
+  startToCloseTimeout: '60s',
+  // Transient failures are retried with bounded exponential backoff under the same occurrence key.
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1m',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: ['PermanentHandoffError'],
+  },
+});
+const { awaitTargetCompletion } = wf.proxyActivities<HandoffActivities>({
+  startToCloseTimeout: '3650d',
+  heartbeatTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});
+const { cancelTarget } = wf.proxyActivities<HandoffActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 10, maximumInterval: '30s' },
+});
+
+interface PendingFire {
+  slot: Slot;
+  trigger: Occurrence['trigger'];
+  late: boolean;
+  reason: string | null;
+}
+
+interface RunningTarget {
+  occurrenceId: string;
+  workflowId: string;
+  runId: string;
+}
+
+/** Everything a run carries into the next one across continue-as-new. */
+export interface ScheduleState {
+  identity: ScheduleIdentity;
+  spec: ScheduleSpec;
+  version: number;
+  status: ScheduleStatus;
+  pauseNote: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Every slot with scheduled_for <= watermark has been decided (fired, queued or skipped). */
+  watermark: string;
+  buffer: Slot[];
+  cursor: CalendarCursor | null;
+  exhausted: boolean;
+  pendingFires: PendingFire[];
+  occurrences: Occurrence[];
+  running: RunningTarget[];
+  queue: string[];
+  counters: ScheduleCounters;
+  lastRunAt: string | null;
+  lastCompletedAt: string | null;
+}
+
+export interface ScheduleWorkflowInput {
+  identity: ScheduleIdentity;
+  spec: ScheduleSpec;
+  /** Default: the workflow's start (server time), which is what slots are counted from. */
+  createdAt?: string;
+  /** Set by continue-as-new. */
+  state?: ScheduleState;
+  /** History length after which the run continues as new (tests lower it). */
+  continueAsNewAfterEvents?: number;
+}
+
+type Command =
+  | { kind: 'pause'; note: string | null }
+  | { kind: 'resume' }
+  | { kind: 'edit'; request: EditRequest; done: (r: EditResult | Error) => void }
+  | { kind: 'trigger'; request: TriggerRequest; done: (r: Occurrence | Error) => void }
+  | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
+  | { kind: 'cancel'; request: CancelRequest; done: (r: ScheduleDescription) => void };
+
+const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+const nowIso = () => new Date(Date.now()).toISOString();
+
+function initialState(input: ScheduleWorkflowInput): ScheduleState {
+  const createdAt = input.createdAt ?? nowIso();
+  return {
+    identity: input.identity,
+    spec: input.spec,
+    version: 1,
+    status: 'ACTIVE',
+    pauseNote: null,
+    createdAt,
+    updatedAt: createdAt,
+    watermark: createdAt,
+    buffer: [],
+    cursor: null,
+    exhausted: false,
+    pendingFires: [],
+    occurrences: [],
+    running: [],
+    queue: [],
+    counters: { fired: 0, caught_up: 0, skipped: 0, expired: 0, failed: 0, duplicates_prevented: 0 },
+    lastRunAt: null,
+    lastCompletedAt: null,
+  };
+}
+
+export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
+  const s: ScheduleState = input.state ?? initialState(input);
+  const commands: Command[] = [];
+  let wake = false;
+  let handoffsInFlight = 0;
+  let failedPermanently = false;
+  const isOneShot = () => ['ONE_TIME', 'DELAY'].includes(s.spec.timing.kind);
+  const isFixedDelay = () => s.spec.timing.kind === 'INTERVAL' && s.spec.timing.mode === 'FIXED_DELAY';
+  /** Overlap and FIXED_DELAY need to know when a started JOB finishes; ALLOW alone does not. */
+  const watchesCompletion = () => s.spec.overlap !== 'ALLOW' || isFixedDelay();
+
+  // ---------------------------------------------------------------- views
+  const nextRuns = (): NextRun[] =>
+    [...s.pendingFires.map((p) => p.slot), ...s.buffer].slice(0, NEXT_RUNS_SHOWN).map(toNextRun);
+  const nextFireAt = (): string | null => s.pendingFires[0]?.slot.fireAt ?? s.buffer[0]?.fireAt ?? null;
+  const find = (id: string) => s.occurrences.find((o) => o.occurrence_id === id);
+  const describe = (): ScheduleDescription => ({
+    schedule: {
+      contract: 'schedule.v1',
+      ...s.identity,
+      ...s.spec,
+      status: s.status,
+      version: s.version,
+      next_run_at: TERMINAL.has(s.status) ? null : nextFireAt(),
+      last_run_at: s.lastRunAt,
+      created_at: s.createdAt,
+      updated_at: s.updatedAt,
+      pause_note: s.pauseNote,
+    },
+    next_runs: TERMINAL.has(s.status) ? [] : nextRuns(),
+    recent_occurrences: s.occurrences,
+    running: s.occurrences
+      .filter((o) => o.status === 'RUNNING' || o.status === 'DISPATCHING')
+      .map((o) => o.occurrence_id),
+    queued: [...s.queue],
+    counters: { ...s.counters },
+  });
+
+  let shownAttributes = '';
+  const refreshVisibility = () => {
+    const next = TERMINAL.has(s.status) || s.status === 'PAUSED' ? null : nextFireAt();
+    const key = `${s.status}|${next}`;
+    if (key !== shownAttributes) {
+      shownAttributes = key;
+      wf.upsertSearchAttributes([
+        { key: TenantIdKey, value: s.identity.tenant_id },
+        { key: ScheduleIdKey, value: s.identity.schedule_id },
+        { key: TimingKindKey, value: s.spec.timing.kind },
+        { key: ScheduleStatusKey, value: s.status },
+        { key: NextRunAtKey, value: next ? new Date(next) : null },
+      ]);
+    }
+    const last = s.occurrences.at(-1);
+    wf.setCurrentDetails(
+      [
+        `**${s.identity.schedule_id}** (tenant ${s.identity.tenant_id}) v${s.version} — ${s.status}${s.pauseNote ? ` (${s.pauseNote})` : ''}`,
+        `timing: \`${JSON.stringify(s.spec.timing)}\``,
+        `next run: ${next ?? '—'}`,
+        `last occurrence: ${last ? `${last.scheduled_for} ${last.status}${last.reason ? ` (${last.reason})` : ''}` : '—'}`,
+        `fired ${s.counters.fired}, caught up ${s.counters.caught_up}, skipped ${s.counters.skipped}, failed ${s.counters.failed}, duplicates prevented ${s.counters.duplicates_prevented}`,
+      ].join('\n\n'),
+    );
+  };
+
+  // ---------------------------------------------------------------- occurrences
+  const remember = (occ: Occurrence) => {
+    s.occurrences.push(occ);
+    // Bounded: drop the oldest finished ones; active ones stay however many there are.
+    const active = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
+    while (s.occurrences.length > RECENT_LIMIT) {
+      const index = s.occurrences.findIndex((o) => !active.has(o.status));
+      if (index < 0) break;
+      s.occurrences.splice(index, 1);
+    }
+  };
+
+  const newOccurrence = (fire: PendingFire): Occurrence => ({
+    occurrence_id: occurrenceId(s.identity.tenant_id, s.identity.schedule_id, fire.slot.scheduledFor),
+    schedule_id: s.identity.schedule_id,
+    schedule_version: s.version,
+    scheduled_for: fire.slot.scheduledFor,
+    fire_at: fire.slot.fireAt,
+    emitted_at: null,
+    idempotency_key: idempotencyKey(s.identity.schedule_id, fire.slot.scheduledFor),
+    target_ref: '',
+    payload_ref: s.spec.target.payload_ref ?? null,
+    status: 'QUEUED',
+    attempt: 0,
+    reason: [fire.reason, ...fire.slot.adjustments.map((a) => a.note)].filter(Boolean).join('; ') || null,
+    trigger: fire.trigger,
+    duplicate_prevented: false,
+    finished_at: null,
+  });
+
+  const skip = (fire: PendingFire, reason: string, counter: 'skipped' | 'expired' = 'skipped') => {
+    const occ = newOccurrence(fire);
+    occ.status = 'SKIPPED';
+    occ.reason = reason;
+    s.counters[counter] += 1;
+    remember(occ);
+    return occ;
+  };
+
+  const watch = (target: RunningTarget) => {
+    void (async () => {
+      const result = await awaitTargetCompletion({ workflowId: target.workflowId, runId: target.runId });
+      const occ = find(target.occurrenceId);
+      if (occ) {
+        occ.status =
+          result.outcome === 'COMPLETED'
+            ? 'COMPLETED'
+            : result.outcome === 'CANCELLED' || result.outcome === 'TERMINATED'
+              ? 'CANCELLED'
+              : 'FAILED';
+        occ.finished_at = result.closedAt;
+        if (result.message && occ.status === 'FAILED') occ.reason = result.message;
+      }
+      s.running = s.running.filter((r) => r.occurrenceId !== target.occurrenceId);
+      s.lastCompletedAt = result.closedAt;
+      wake = true;
+    })();
+  };
+
+  const dispatch = (occ: Occurrence, late: boolean) => {
+    occ.status = 'DISPATCHING';
+    occ.emitted_at = nowIso();
+    s.lastRunAt = occ.emitted_at;
+    s.counters.fired += 1;
+    if (late) s.counters.caught_up += 1;
+    handoffsInFlight += 1;
+    void (async () => {
+      try {
+        const result: HandoffResult = await handOff({
+          target: s.spec.target,
+          occurrence: {
+            occurrence_id: occ.occurrence_id,
+            idempotency_key: occ.idempotency_key,
+            tenant_id: s.identity.tenant_id,
+            schedule_id: s.identity.schedule_id,
+            schedule_version: occ.schedule_version,
+            scheduled_for: occ.scheduled_for,
+            emitted_at: occ.emitted_at!,
+            trigger: occ.trigger,
+            payload_ref: occ.payload_ref,
+            payload: s.spec.target.payload ?? null,
+          },
+        });
+        occ.target_ref = result.targetRef;
+        occ.attempt = result.attempt;
+        if (result.duplicate) {
+          occ.duplicate_prevented = true;
+          s.counters.duplicates_prevented += 1;
+        }
+        if (result.runId && watchesCompletion()) {
+          occ.status = 'RUNNING';
+          const target = {
+            occurrenceId: occ.occurrence_id,
+            workflowId: result.targetRef,
+            runId: result.runId,
+          };
+          s.running.push(target);
+          watch(target);
+        } else {
+          occ.status = 'HANDED_OFF';
+          occ.finished_at = nowIso();
+          s.lastCompletedAt = occ.finished_at;
+        }
+      } catch (err) {
+        occ.status = 'FAILED';
+        occ.finished_at = nowIso();
+        const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
+        occ.reason = `handoff failed: ${(cause as Error).message}`;
+        if (cause instanceof wf.ApplicationFailure) occ.attempt = Math.max(occ.attempt, 1);
+        s.counters.failed += 1;
+        if (isOneShot()) failedPermanently = true;
+      } finally {
+        handoffsInFlight -= 1;
+        wake = true;
+      }
+    })();
+  };
+
+  const activeCount = () => s.running.length + s.occurrences.filter((o) => o.status === 'DISPATCHING').length;
+
+  /** Turns a decided slot into an occurrence, through the overlap policy. */
+  const emit = (fire: PendingFire): { occurrence: Occurrence; duplicate: boolean } => {
+    const id = occurrenceId(s.identity.tenant_id, s.identity.schedule_id, fire.slot.scheduledFor);
+    const existing = find(id);
+    if (existing && existing.status !== 'SKIPPED') {
+      s.counters.duplicates_prevented += 1;
+      return { occurrence: existing, duplicate: true };
+    }
+    const decision = applyOverlapPolicy(s.spec.overlap, {
+      running: activeCount(),
+      queued: s.queue.length,
+      queueLimit: s.spec.queue_limit,
+    });
+    const occ = newOccurrence(fire);
+    switch (decision.action) {
+      case 'SKIP':
+        return { occurrence: skip(fire, decision.reason), duplicate: false };
+      case 'COALESCE':
+        for (const queuedId of s.queue.splice(0)) {
+          const queued = find(queuedId);
+          if (queued) {
+            queued.status = 'SKIPPED';
+            queued.reason = `overlap COALESCE: merged into ${id}`;
+            s.counters.skipped += 1;
+          }
+        }
+        s.queue.push(id);
+        remember(occ);
+        return { occurrence: occ, duplicate: false };
+      case 'ENQUEUE':
+        s.queue.push(id);
+        remember(occ);
+        return { occurrence: occ, duplicate: false };
+      case 'REPLACE':
+        for (const target of s.running) {
+          void cancelTarget({ workflowId: target.workflowId, runId: target.runId });
+        }
+        remember(occ);
+        dispatch(occ, fire.late);
+        return { occurrence: occ, duplicate: false };
+      case 'START':
+        remember(occ);
+        dispatch(occ, fire.late);
+        return { occurrence: occ, duplicate: false };
+    }
+  };
+
+  const drainQueue = () => {
+    while (s.queue.length > 0 && activeCount() === 0) {
+      const occ = find(s.queue.shift()!);
+      if (occ && occ.status === 'QUEUED') dispatch(occ, false);
+    }
+  };
+
+  // ---------------------------------------------------------------- slots
+  const slotRequest = (after: string, extra: Partial<SlotBatchRequest> = {}): SlotBatchRequest => ({
+    scheduleId: s.identity.schedule_id,
+    spec: s.spec,
+    createdAt: s.createdAt,
+    after,
+    count: SLOT_BATCH,
+    ...(s.cursor ? { cursor: s.cursor } : {}),
+    ...(s.lastCompletedAt ? { lastCompletedAt: s.lastCompletedAt } : {}),
+    ...extra,
+  });
+
+  /** Keeps at least one future slot buffered (or all due ones), computing batches in a local activity. */
+  const fillBuffer = async () => {
+    const now = Date.now();
+    // FIXED_DELAY counts from the previous completion, so its next slot exists only once that is known.
+    if (isFixedDelay() && (activeCount() > 0 || s.queue.length > 0)) return;
+    while (!s.exhausted) {
+      const last = s.buffer.at(-1);
+      if (last && Date.parse(last.fireAt) > now) return;
+      const batch = await computeSlotBatch(slotRequest(last?.scheduledFor ?? s.watermark));
+      s.buffer.push(...batch.slots);
+      s.cursor = batch.cursor;
+      s.exhausted = batch.exhausted;
+      if (isFixedDelay()) return; // one slot at a time
+      if (batch.slots.length === 0) return;
+    }
+  };
+
+  const decideDueSlots = () => {
+    const now = Date.now();
+    const { due, later } = splitDue(s.buffer, now);
+    if (due.length === 0) return;
+    s.buffer = later;
+    s.watermark = due.at(-1)!.scheduledFor;
+    const decisions = applyMisfirePolicy(due, now, {
+      misfire: s.spec.misfire,
+      maxLatenessMs: s.spec.max_lateness_s * 1000,
+      catchUpLimit: s.spec.catch_up_limit,
+    });
+    for (const d of decisions) {
+      const fire: PendingFire = {
+        slot: d.slot,
+        trigger: 'SCHEDULE',
+        late: d.action === 'FIRE' && d.late,
+        reason: d.reason,
+      };
+      if (d.action === 'FIRE') s.pendingFires.push(fire);
+      else skip(fire, d.reason, d.counter);
+    }
+  };
+
+  const firePending = () => {
+    for (const fire of s.pendingFires.splice(0, FIRES_PER_PASS)) emit(fire);
+  };
+
+  // ---------------------------------------------------------------- commands
+  const reject = (type: string, message: string) => wf.ApplicationFailure.nonRetryable(message, type);
+
+  const applyCommand = async (command: Command) => {
+    switch (command.kind) {
+      case 'pause':
+        if (s.status === 'ACTIVE') {
+          s.status = 'PAUSED';
+          s.pauseNote = command.note;
+          s.updatedAt = nowIso();
+        }
+        return;
+      case 'resume':
+        if (s.status === 'PAUSED') {
+          // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
+          s.status = 'ACTIVE';
+          s.pauseNote = null;
+          s.updatedAt = nowIso();
+        }
+        return;
+      case 'edit': {
+        const { request } = command;
+        if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        if (request.expected_version !== s.version) {
+          return command.done(
+            reject(
+              VERSION_CONFLICT,
+              `expected_version ${request.expected_version} but the schedule is at version ${s.version}`,
+            ),
+          );
+        }
+        s.spec = request.spec;
+        s.version += 1;
+        s.updatedAt = nowIso();
+        // Future runs only: what is already decided stays; the new definition starts after now.
+        const now = Date.now();
+        if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
+        s.buffer = [];
+        s.cursor = null;
+        s.exhausted = false;
+        await fillBuffer();
+        return command.done({ version: s.version, next_runs: nextRuns() });
+      }
+      case 'trigger': {
+        if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        const at = command.request.scheduled_for ? canonicalInstant(command.request.scheduled_for) : nowIso();
+        const { occurrence } = emit({
+          slot: { scheduledFor: at, fireAt: nowIso(), local: at, adjustments: [] },
+          trigger: 'MANUAL',
+          late: false,
+          reason: command.request.reason ?? 'triggered manually',
+        });
+        return command.done(occurrence);
+      }
+      case 'backfill': {
+        if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        const { from, to } = command.request;
+        const batch = await computeSlotBatch({
+          ...slotRequest(new Date(Date.parse(from) - 1).toISOString(), {
+            count: BACKFILL_LIMIT + 1,
+            until: to,
+          }),
+          cursor: undefined,
+        });
+        if (batch.slots.length > BACKFILL_LIMIT) {
+          return command.done(
+            reject(INVALID_REQUEST, `backfill covers more than ${BACKFILL_LIMIT} slots: split it`),
+          );
+        }
+        const result: BackfillResult = { emitted: [], already_emitted: [], skipped: [] };
+        for (const slot of batch.slots) {
+          const { occurrence, duplicate } = emit({
+            slot,
+            trigger: 'BACKFILL',
+            late: false,
+            reason: command.request.reason ?? `backfill ${from} – ${to}`,
+          });
+          if (duplicate) result.already_emitted.push(occurrence.occurrence_id);
+          else if (occurrence.status === 'SKIPPED') result.skipped.push(occurrence.occurrence_id);
+          else result.emitted.push(occurrence.occurrence_id);
+        }
+        return command.done(result);
+      }
+      case 'cancel': {
+        if (!TERMINAL.has(s.status)) {
+          s.status = 'CANCELLED';
+          s.pauseNote = command.request.note ?? null;
+          s.updatedAt = nowIso();
+          s.buffer = [];
+          s.pendingFires = [];
+          for (const id of s.queue.splice(0)) {
+            const occ = find(id);
+            if (occ) {
+              occ.status = 'CANCELLED';
+              occ.reason = 'schedule cancelled before the occurrence ran';
+            }
+          }
+          if (command.request.running === 'CANCEL') {
+            for (const target of s.running)
+              void cancelTarget({ workflowId: target.workflowId, runId: target.runId });
+          }
+        }
+        return command.done(describe());
+      }
+    }
+  };
+
+  // ---------------------------------------------------------------- handlers
+  const submit = <T>(make: (done: (r: T | Error) => void) => Command): Promise<T> => {
+    let outcome: T | Error | undefined;
+    let settled = false;
+    commands.push(
+      make((r) => {
+        outcome = r;
+        settled = true;
+      }),
+    );
+    return wf
+      .condition(() => settled)
+      .then(() => {
+        if (outcome instanceof Error) throw outcome;
+        return outcome as T;
+      });
+  };
+  const requireLive = () => {
+    if (TERMINAL.has(s.status)) throw reject(INVALID_STATE, `schedule is ${s.status}`);
+  };
+
+  wf.setHandler(pauseSignal, (request) => {
+    commands.push({ kind: 'pause', note: request?.note ?? null });
+  });
+  wf.setHandler(resumeSignal, () => {
+    commands.push({ kind: 'resume' });
+  });
+  wf.setHandler(editUpdate, (request) => submit<EditResult>((done) => ({ kind: 'edit', request, done })), {
+    validator: (request) => {
+      requireLive();
+      if (request.expected_version !== s.version) {
+        throw reject(
+          VERSION_CONFLICT,
+          `expected_version ${request.expected_version} but the schedule is at version ${s.version}`,
+        );
+      }
+    },
+  });
+  wf.setHandler(
+    triggerNowUpdate,
+    (request) => submit<Occurrence>((done) => ({ kind: 'trigger', request, done })),
+    { validator: (_request) => requireLive() },
+  );
+  wf.setHandler(
+    backfillUpdate,
+    (request) => submit<BackfillResult>((done) => ({ kind: 'backfill', request, done })),
+    {
+      validator: (request) => {
+        requireLive();
+        if (!(Date.parse(request.from) < Date.parse(request.to)))
+          throw reject(INVALID_REQUEST, 'from must be before to');
+      },
+    },
+  );
+  wf.setHandler(cancelUpdate, (request) =>
+    submit<ScheduleDescription>((done) => ({ kind: 'cancel', request, done })),
+  );
+  wf.setHandler(describeQuery, describe);
+
+  // ---------------------------------------------------------------- the loop
+  // A continued run restarts the watches of the previous run's still-running targets.
+  for (const target of s.running) watch(target);
+  const continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
+
+  for (;;) {
+    wake = false;
+    while (commands.length > 0) await applyCommand(commands.shift()!);
+    if (TERMINAL.has(s.status)) break;
+
+    if (s.status === 'ACTIVE') {
+      await fillBuffer();
+      decideDueSlots();
+      firePending();
+      drainQueue();
+      const finished =
+        s.exhausted &&
+        s.buffer.length === 0 &&
+        s.pendingFires.length === 0 &&
+        s.queue.length === 0 &&
+        handoffsInFlight === 0 &&
+        s.running.length === 0;
+      if (finished) {
+        s.status = failedPermanently ? 'FAILED' : 'COMPLETED';
+        s.updatedAt = nowIso();
+        break;
+      }
+    }
+    refreshVisibility();
+
+    const info = wf.workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > continueAsNewAfter) {
+      // Hand-offs in flight finish first, so their results land in this run's state.
+      await wf.condition(() => handoffsInFlight === 0 && wf.allHandlersFinished());
+      if (commands.length === 0) {
+        await wf.continueAsNew<typeof scheduleWorkflow>({
+          identity: s.identity,
+          spec: s.spec,
+          createdAt: s.createdAt,
+          state: s,
+          ...(input.continueAsNewAfterEvents
+            ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents }
+            : {}),
+        });
+      }
+      continue;
+    }
+
+    if (s.pendingFires.length > 0) continue; // more of a catch-up to hand off
+    const next = s.status === 'ACTIVE' ? nextFireAt() : null;
+    const woken = () => wake || commands.length > 0;
+    if (next === null) await wf.condition(woken);
+    else await wf.condition(woken, Math.max(Date.parse(next) - Date.now(), 1));
+  }
+
+  refreshVisibility();
+  await wf.condition(() => handoffsInFlight === 0 && wf.allHandlersFinished());
+  return describe();
+}

@@ -1,0 +1,91 @@
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities/index.js';
+import { SchedulerClient } from '../../src/api/client.js';
+import { registerSearchAttributes } from '../../src/runtime/namespace.js';
+import { workflowsPath } from '../../src/worker.js';
+import type { JobRecorder } from '../fixtures/jobs.js';
+import { createTimeSkippingEnv } from './servers.js';
+
+const jobWorkflows = fileURLToPath(new URL('../fixtures/jobs.ts', import.meta.url));
+export const SCHEDULER_QUEUE = 'scheduler';
+export const JOB_QUEUE = 'jobs';
+
+export interface JobRun {
+  occurrenceId: string;
+  startedAt: number;
+  finishedAt?: number;
+  outcome?: 'COMPLETED' | 'CANCELLED';
+}
+
+/**
+ * The real scheduler worker (production workflows and activities) and a worker for test job targets,
+ * on one time-skipping test server. `runs` is what the targets saw, in the order they started.
+ */
+export class SchedulerHarness {
+  readonly runs: JobRun[] = [];
+  private workers: Worker[] = [];
+  private running: Promise<void>[] = [];
+
+  private constructor(readonly env: TestWorkflowEnvironment) {}
+
+  static async start(): Promise<SchedulerHarness> {
+    const harness = new SchedulerHarness(await createTimeSkippingEnv());
+    await registerSearchAttributes(harness.env.connection, harness.env.namespace ?? 'default');
+    await harness.startWorkers();
+    return harness;
+  }
+
+  async startWorkers(): Promise<void> {
+    const recorder: JobRecorder = {
+      jobStarted: async (occurrenceId, at) => {
+        this.runs.push({ occurrenceId, startedAt: at });
+      },
+      jobFinished: async (occurrenceId, at, outcome) => {
+        const run = this.runs.find((r) => r.occurrenceId === occurrenceId && r.finishedAt === undefined);
+        if (run) Object.assign(run, { finishedAt: at, outcome });
+      },
+    };
+    this.workers = [
+      await Worker.create({
+        connection: this.env.nativeConnection,
+        taskQueue: SCHEDULER_QUEUE,
+        workflowsPath,
+        activities: createActivities({ client: this.env.client, defaultJobTaskQueue: JOB_QUEUE }),
+      }),
+      await Worker.create({
+        connection: this.env.nativeConnection,
+        taskQueue: JOB_QUEUE,
+        workflowsPath: jobWorkflows,
+        activities: recorder,
+      }),
+    ];
+    this.running = this.workers.map((w) => w.run());
+  }
+
+  /** Stops both workers, as a deploy or an outage would. */
+  async stopWorkers(): Promise<void> {
+    for (const w of this.workers) w.shutdown();
+    await Promise.all(this.running);
+    this.workers = [];
+    this.running = [];
+  }
+
+  sdk(tenant = 'acme', owner = 'ops'): SchedulerClient {
+    return new SchedulerClient({
+      client: this.env.client,
+      taskQueue: SCHEDULER_QUEUE,
+      principal: { tenant_id: tenant, owner_ref: owner },
+    });
+  }
+
+  async now(): Promise<number> {
+    return Number(await this.env.currentTimeMs());
+  }
+
+  async teardown(): Promise<void> {
+    await this.stopWorkers();
+    await this.env.teardown();
+  }
+}

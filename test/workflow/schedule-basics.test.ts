@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SchedulerHarness } from '../helpers/scheduler-harness.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+describe('scheduleWorkflow basics (time-skipping server)', () => {
+  let h: SchedulerHarness;
+  beforeAll(async () => {
+    h = await SchedulerHarness.start();
+  });
+  afterAll(async () => {
+    await h?.teardown();
+  });
+
+  it('a one-time schedule: no occurrence before due, exactly one at due, then COMPLETED', async () => {
+    const sdk = h.sdk();
+    const dueAt = new Date((await h.now()) + 2 * HOUR);
+    dueAt.setUTCSeconds(0, 0);
+    const { schedule, created } = await sdk.create({
+      schedule_id: 'one-time',
+      target: { type: 'JOB', job_type: 'recordedJob', payload_ref: 'state://reports/42' },
+      timing: { kind: 'ONE_TIME', at: dueAt.toISOString() },
+    });
+    expect(created).toBe(true);
+    expect(schedule.status).toBe('ACTIVE');
+    expect(schedule.version).toBe(1);
+    expect(Date.parse(schedule.next_run_at!)).toBe(dueAt.getTime());
+
+    await h.env.sleep(2 * HOUR - 5 * MINUTE);
+    expect((await sdk.describe('one-time')).recent_occurrences).toHaveLength(0);
+    expect(h.runs).toHaveLength(0);
+
+    await h.env.sleep(10 * MINUTE);
+    const after = await sdk.describe('one-time');
+    expect(after.schedule.status).toBe('COMPLETED');
+    expect(after.recent_occurrences).toHaveLength(1);
+    const [occ] = after.recent_occurrences;
+    expect(Date.parse(occ!.scheduled_for)).toBe(dueAt.getTime());
+    expect(occ!.schedule_version).toBe(1);
+    expect(occ!.payload_ref).toBe('state://reports/42');
+    expect(occ!.idempotency_key).toBe(`schedule:one-time:${dueAt.toISOString()}`);
+    expect(h.runs.map((r) => r.occurrenceId)).toEqual([occ!.occurrence_id]);
+    // The target ran no earlier than its slot.
+    expect(h.runs[0]!.startedAt).toBeGreaterThanOrEqual(dueAt.getTime());
+  });
+
+  it('create is idempotent on schedule_id, and a different definition under that ID is a conflict', async () => {
+    const sdk = h.sdk();
+    const spec = {
+      target: { type: 'JOB' as const, job_type: 'recordedJob' },
+      timing: { kind: 'INTERVAL' as const, every: 'PT1H' },
+    };
+    const first = await sdk.create({ schedule_id: 'idem', ...spec });
+    const second = await sdk.create({ schedule_id: 'idem', ...spec });
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    expect(second.schedule.created_at).toBe(first.schedule.created_at);
+    await expect(
+      sdk.create({ schedule_id: 'idem', ...spec, timing: { kind: 'INTERVAL', every: 'PT2H' } }),
+    ).rejects.toMatchObject({ code: 'ALREADY_EXISTS', field: 'schedule_id' });
+    await sdk.cancel('idem');
+  });
+
+  it('rejects invalid input with the field and the reason, and creates nothing', async () => {
+    const sdk = h.sdk();
+    await expect(
+      sdk.create({
+        schedule_id: 'bad-zone',
+        target: { type: 'JOB', job_type: 'recordedJob' },
+        timing: { kind: 'CRON', expression: '0 9 * * 1-5', timezone: 'Mars/Olympus' },
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION', field: 'timing.timezone' });
+    await expect(sdk.describe('bad-zone')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      sdk.create({
+        schedule_id: 'bad-target',
+        target: { type: 'EVENT', event_type: 'x', sink_url: 'not a url' } as never,
+        timing: { kind: 'INTERVAL', every: 'PT1H' },
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION', field: 'target.sink_url' });
+  });
+});
