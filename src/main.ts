@@ -83,7 +83,6 @@ async function main(): Promise<void> {
         namespace: env.TEMPORAL_NAMESPACE,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }),
-        defaultJobTaskQueue: env.SCHEDULER_JOB_TASK_QUEUE,
       });
       const workerDone = worker.run();
       stops.push(async () => {

@@ -13,10 +13,8 @@ export interface SchedulerWorkerOptions {
   address: string;
   namespace: string;
   taskQueue: string;
-  /** Client the handoff activities start, signal and watch target workflows with. */
+  /** Client the handoff activities signal target workflows with. */
   client: Client;
-  /** Task queue for JOB targets that name none. */
-  defaultJobTaskQueue: string;
 }
 
 export interface SchedulerWorker {
@@ -33,10 +31,7 @@ export async function createSchedulerWorker(options: SchedulerWorkerOptions): Pr
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowsPath,
-    activities: createActivities({
-      client: options.client,
-      defaultJobTaskQueue: options.defaultJobTaskQueue,
-    }),
+    activities: createActivities({ client: options.client }),
   });
   return {
     worker,

@@ -54,6 +54,8 @@ export interface SchedulerClientOptions {
   client: Client;
   /** Task queue the scheduler's worker polls. */
   taskQueue: string;
+  /** Task queue for JOB targets that name none (where the deployment's job workers poll). */
+  jobTaskQueue: string;
   principal: Principal;
 }
 
@@ -154,7 +156,7 @@ export class SchedulerClient {
         taskQueue: this.options.taskQueue,
         workflowId: scheduleWorkflowId(this.tenant, scheduleId),
         // The workflow counts slots from its own start (server time), not from this machine's clock.
-        args: [{ identity, spec }],
+        args: [{ identity, spec, defaultJobTaskQueue: this.options.jobTaskQueue }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
         typedSearchAttributes: [

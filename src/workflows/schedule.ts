@@ -4,7 +4,7 @@
 // place that changes the slot pipeline, so an edit, pause or trigger that arrives while a slot is due is
 // applied after that slot is decided, never half-way through.
 import * as wf from '@temporalio/workflow';
-import type { HandoffActivities, HandoffResult } from '../activities/handoff.js';
+import type { HandoffActivities } from '../activities/handoff.js';
 import type { SlotBatch, SlotBatchRequest } from '../activities/slots.js';
 import {
   type BackfillRequest,
@@ -23,6 +23,7 @@ import {
   toNextRun,
 } from '../api/contracts.js';
 import type { CalendarCursor, Slot } from '../calendar/index.js';
+import { jobOutcome, type OccurrenceEnvelope, startJob } from './handoff.js';
 import { canonicalInstant, idempotencyKey, occurrenceId } from './ids.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
@@ -72,15 +73,6 @@ const { handOff } = wf.proxyActivities<HandoffActivities>({
     nonRetryableErrorTypes: ['PermanentHandoffError'],
   },
 });
-const { awaitTargetCompletion } = wf.proxyActivities<HandoffActivities>({
-  startToCloseTimeout: '3650d',
-  heartbeatTimeout: '30s',
-  retry: { initialInterval: '1s', maximumInterval: '30s' },
-});
-const { cancelTarget } = wf.proxyActivities<HandoffActivities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 10, maximumInterval: '30s' },
-});
 
 interface PendingFire {
   slot: Slot;
@@ -89,10 +81,10 @@ interface PendingFire {
   reason: string | null;
 }
 
+/** A started JOB whose completion this run awaits (overlap policy, FIXED_DELAY). */
 interface RunningTarget {
   occurrenceId: string;
   workflowId: string;
-  runId: string;
 }
 
 /** Everything a run carries into the next one across continue-as-new. */
@@ -121,6 +113,8 @@ export interface ScheduleState {
 export interface ScheduleWorkflowInput {
   identity: ScheduleIdentity;
   spec: ScheduleSpec;
+  /** Task queue for JOB targets that name none (the deployment's job workers). */
+  defaultJobTaskQueue: string;
   /** Default: the workflow's start (server time), which is what slots are counted from. */
   createdAt?: string;
   /** Set by continue-as-new. */
@@ -267,24 +261,32 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     return occ;
   };
 
-  const watch = (target: RunningTarget) => {
-    void (async () => {
-      const result = await awaitTargetCompletion({ workflowId: target.workflowId, runId: target.runId });
-      const occ = find(target.occurrenceId);
-      if (occ) {
-        occ.status =
-          result.outcome === 'COMPLETED'
-            ? 'COMPLETED'
-            : result.outcome === 'CANCELLED' || result.outcome === 'TERMINATED'
-              ? 'CANCELLED'
-              : 'FAILED';
-        occ.finished_at = result.closedAt;
-        if (result.message && occ.status === 'FAILED') occ.reason = result.message;
-      }
-      s.running = s.running.filter((r) => r.occurrenceId !== target.occurrenceId);
-      s.lastCompletedAt = result.closedAt;
-      wake = true;
-    })();
+  const cancelRunning = () => {
+    for (const target of s.running)
+      void wf
+        .getExternalWorkflowHandle(target.workflowId)
+        .cancel()
+        .catch(() => {});
+  };
+
+  const envelope = (occ: Occurrence): OccurrenceEnvelope => ({
+    occurrence_id: occ.occurrence_id,
+    idempotency_key: occ.idempotency_key,
+    tenant_id: s.identity.tenant_id,
+    schedule_id: s.identity.schedule_id,
+    schedule_version: occ.schedule_version,
+    scheduled_for: occ.scheduled_for,
+    emitted_at: occ.emitted_at!,
+    trigger: occ.trigger,
+    payload_ref: occ.payload_ref,
+    payload: s.spec.target.payload ?? null,
+  });
+
+  const finish = (occ: Occurrence, status: Occurrence['status'], reason: string | null) => {
+    occ.status = status;
+    occ.finished_at = nowIso();
+    if (reason) occ.reason = reason;
+    s.lastCompletedAt = occ.finished_at;
   };
 
   const dispatch = (occ: Occurrence, late: boolean) => {
@@ -294,49 +296,46 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     s.counters.fired += 1;
     if (late) s.counters.caught_up += 1;
     handoffsInFlight += 1;
+    const target = s.spec.target;
     void (async () => {
       try {
-        const result: HandoffResult = await handOff({
-          target: s.spec.target,
-          occurrence: {
-            occurrence_id: occ.occurrence_id,
-            idempotency_key: occ.idempotency_key,
-            tenant_id: s.identity.tenant_id,
-            schedule_id: s.identity.schedule_id,
-            schedule_version: occ.schedule_version,
-            scheduled_for: occ.scheduled_for,
-            emitted_at: occ.emitted_at!,
-            trigger: occ.trigger,
-            payload_ref: occ.payload_ref,
-            payload: s.spec.target.payload ?? null,
-          },
-        });
-        occ.target_ref = result.targetRef;
-        occ.attempt = result.attempt;
-        if (result.duplicate) {
-          occ.duplicate_prevented = true;
-          s.counters.duplicates_prevented += 1;
-        }
-        if (result.runId && watchesCompletion()) {
-          occ.status = 'RUNNING';
-          const target = {
-            occurrenceId: occ.occurrence_id,
-            workflowId: result.targetRef,
-            runId: result.runId,
-          };
-          s.running.push(target);
-          watch(target);
+        if (target.type === 'JOB') {
+          const started = await startJob(target, envelope(occ), input.defaultJobTaskQueue);
+          occ.target_ref = started.workflowId;
+          occ.attempt = 1;
+          if (started.duplicate) {
+            occ.duplicate_prevented = true;
+            s.counters.duplicates_prevented += 1;
+            finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
+          } else if (watchesCompletion()) {
+            occ.status = 'RUNNING';
+            s.running.push({ occurrenceId: occ.occurrence_id, workflowId: started.workflowId });
+            void started.result
+              .then(
+                () => jobOutcome(undefined),
+                (err) => jobOutcome(err),
+              )
+              .then(({ status, reason }) => {
+                finish(occ, status, reason);
+                s.running = s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
+                wake = true;
+              });
+          } else {
+            finish(occ, 'HANDED_OFF', null);
+          }
         } else {
-          occ.status = 'HANDED_OFF';
-          occ.finished_at = nowIso();
-          s.lastCompletedAt = occ.finished_at;
+          const result = await handOff({ target, occurrence: envelope(occ) });
+          occ.target_ref = result.targetRef;
+          occ.attempt = result.attempt;
+          if (result.duplicate) {
+            occ.duplicate_prevented = true;
+            s.counters.duplicates_prevented += 1;
+          }
+          finish(occ, 'HANDED_OFF', null);
         }
       } catch (err) {
-        occ.status = 'FAILED';
-        occ.finished_at = nowIso();
         const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
-        occ.reason = `handoff failed: ${(cause as Error).message}`;
-        if (cause instanceof wf.ApplicationFailure) occ.attempt = Math.max(occ.attempt, 1);
+        finish(occ, 'FAILED', `handoff failed: ${(cause as Error).message}`);
         s.counters.failed += 1;
         if (isOneShot()) failedPermanently = true;
       } finally {
@@ -382,9 +381,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         remember(occ);
         return { occurrence: occ, duplicate: false };
       case 'REPLACE':
-        for (const target of s.running) {
-          void cancelTarget({ workflowId: target.workflowId, runId: target.runId });
-        }
+        cancelRunning();
         remember(occ);
         dispatch(occ, fire.late);
         return { occurrence: occ, duplicate: false };
@@ -555,10 +552,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
               occ.reason = 'schedule cancelled before the occurrence ran';
             }
           }
-          if (command.request.running === 'CANCEL') {
-            for (const target of s.running)
-              void cancelTarget({ workflowId: target.workflowId, runId: target.runId });
-          }
+          if (command.request.running === 'CANCEL') cancelRunning();
         }
         return command.done(describe());
       }
@@ -625,8 +619,6 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   wf.setHandler(describeQuery, describe);
 
   // ---------------------------------------------------------------- the loop
-  // A continued run restarts the watches of the previous run's still-running targets.
-  for (const target of s.running) watch(target);
   const continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
 
   for (;;) {
@@ -655,7 +647,10 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     refreshVisibility();
 
     const info = wf.workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > continueAsNewAfter) {
+    // Awaited JOBs report their completion only to the run that started them, so a run that awaits
+    // one keeps going until it finished.
+    const historyFull = info.continueAsNewSuggested || info.historyLength > continueAsNewAfter;
+    if (historyFull && s.running.length === 0) {
       // Hand-offs in flight finish first, so their results land in this run's state.
       await wf.condition(() => handoffsInFlight === 0 && wf.allHandlersFinished());
       if (commands.length === 0) {
@@ -663,6 +658,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           identity: s.identity,
           spec: s.spec,
           createdAt: s.createdAt,
+          defaultJobTaskQueue: input.defaultJobTaskQueue,
           state: s,
           ...(input.continueAsNewAfterEvents
             ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents }

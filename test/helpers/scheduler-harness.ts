@@ -52,7 +52,7 @@ export class SchedulerHarness {
         connection: this.env.nativeConnection,
         taskQueue: SCHEDULER_QUEUE,
         workflowsPath,
-        activities: createActivities({ client: this.env.client, defaultJobTaskQueue: JOB_QUEUE }),
+        activities: createActivities({ client: this.env.client }),
       }),
       await Worker.create({
         connection: this.env.nativeConnection,
@@ -76,6 +76,7 @@ export class SchedulerHarness {
     return new SchedulerClient({
       client: this.env.client,
       taskQueue: SCHEDULER_QUEUE,
+      jobTaskQueue: JOB_QUEUE,
       principal: { tenant_id: tenant, owner_ref: owner },
     });
   }
