@@ -140,6 +140,17 @@ export class SchedulerClient {
     }
   }
 
+  /** Updates and signals reach only a running schedule; on a closed one, say so instead of "not found". */
+  private async callLive<T>(scheduleId: string, body: () => Promise<T>): Promise<T> {
+    try {
+      return await this.call(scheduleId, body);
+    } catch (err) {
+      if (!(err instanceof SchedulerError && err.code === 'NOT_FOUND')) throw err;
+      const { status } = await this.get(scheduleId); // throws NOT_FOUND when it really is gone
+      throw new SchedulerError('INVALID_STATE', `schedule is ${status}`);
+    }
+  }
+
   async create(input: CreateScheduleInput): Promise<CreateResult> {
     const { schedule_id, ...specInput } = input;
     const scheduleId = schedule_id ?? randomUUID();
@@ -215,29 +226,29 @@ export class SchedulerClient {
     const current = await this.get(scheduleId);
     const now = new Date().toISOString();
     validateSpec(scheduleId, parsed.spec, current.created_at, now);
-    return await this.call(scheduleId, () =>
+    return await this.callLive(scheduleId, () =>
       this.handle(scheduleId).executeUpdate(editUpdate, { args: [parsed] }),
     );
   }
 
   async pause(scheduleId: string, note?: string): Promise<void> {
-    await this.call(scheduleId, () => this.handle(scheduleId).signal(pauseSignal, note ? { note } : {}));
+    await this.callLive(scheduleId, () => this.handle(scheduleId).signal(pauseSignal, note ? { note } : {}));
   }
 
   async resume(scheduleId: string): Promise<void> {
-    await this.call(scheduleId, () => this.handle(scheduleId).signal(resumeSignal));
+    await this.callLive(scheduleId, () => this.handle(scheduleId).signal(resumeSignal));
   }
 
   async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {
     const parsed = parseOrThrow(TriggerRequest, request);
-    return await this.call(scheduleId, () =>
+    return await this.callLive(scheduleId, () =>
       this.handle(scheduleId).executeUpdate(triggerNowUpdate, { args: [parsed] }),
     );
   }
 
   async backfill(scheduleId: string, request: BackfillRequest): Promise<BackfillResult> {
     const parsed = parseOrThrow(BackfillRequest, request);
-    return await this.call(scheduleId, () =>
+    return await this.callLive(scheduleId, () =>
       this.handle(scheduleId).executeUpdate(backfillUpdate, { args: [parsed] }),
     );
   }
@@ -245,7 +256,7 @@ export class SchedulerClient {
   /** No future runs; emitted occurrences stay (or, with running: 'CANCEL', running targets are cancelled). */
   async cancel(scheduleId: string, request: Partial<CancelRequest> = {}): Promise<ScheduleDescription> {
     const parsed = parseOrThrow(CancelRequest, request);
-    return await this.call(scheduleId, () =>
+    return await this.callLive(scheduleId, () =>
       this.handle(scheduleId).executeUpdate(cancelUpdate, { args: [parsed] }),
     );
   }

@@ -166,8 +166,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   let failedPermanently = false;
   const isOneShot = () => ['ONE_TIME', 'DELAY'].includes(s.spec.timing.kind);
   const isFixedDelay = () => s.spec.timing.kind === 'INTERVAL' && s.spec.timing.mode === 'FIXED_DELAY';
-  /** Overlap and FIXED_DELAY need to know when a started JOB finishes; ALLOW alone does not. */
-  const watchesCompletion = () => s.spec.overlap !== 'ALLOW' || isFixedDelay();
+  /**
+   * Overlap and FIXED_DELAY need to know when a started JOB finishes, and a one-shot schedule ends with
+   * its job's outcome (COMPLETED, or FAILED when the job failed); a recurring ALLOW schedule needs none.
+   */
+  const watchesCompletion = () => s.spec.overlap !== 'ALLOW' || isFixedDelay() || isOneShot();
 
   // ---------------------------------------------------------------- views
   const nextRuns = (): NextRun[] =>
@@ -317,6 +320,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
               )
               .then(({ status, reason }) => {
                 finish(occ, status, reason);
+                if (status === 'FAILED') s.counters.failed += 1;
+                if (status === 'FAILED' && isOneShot()) failedPermanently = true;
                 s.running = s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
                 wake = true;
               });
@@ -621,15 +626,22 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   // ---------------------------------------------------------------- the loop
   const continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
 
+  const processDueSlots = async () => {
+    await fillBuffer();
+    decideDueSlots();
+    firePending();
+  };
+
   for (;;) {
     wake = false;
+    // What was due before a command arrived is handled under the definition it was due under: an edit,
+    // pause or cancel that lands on a due slot applies after that slot fired.
+    if (s.status === 'ACTIVE') await processDueSlots();
     while (commands.length > 0) await applyCommand(commands.shift()!);
     if (TERMINAL.has(s.status)) break;
 
     if (s.status === 'ACTIVE') {
-      await fillBuffer();
-      decideDueSlots();
-      firePending();
+      await processDueSlots();
       drainQueue();
       const finished =
         s.exhausted &&
