@@ -1,0 +1,123 @@
+// Records histories of real schedule runs for the replay test (test/unit/replay.test.ts), as Temporal's
+// own scheduler keeps a recorded history per release (service/worker/scheduler/testdata/replay_v*.json.gz).
+// Stored as gzipped binary protobuf (`.binpb.gz`): the SDK's historyToJSON fails with the protobufjs
+// copies npm installs here, and binary is exactly what the server sent.
+// Run it when workflow code changes in a way that running schedules must survive, into a new directory:
+//   node --import tsx test/histories/record.ts test/histories/v2
+// and keep every older directory: the replay test replays all of them, forever.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import proto from '@temporalio/proto';
+import '../helpers/quiet-sdk.js';
+import { ScheduleSpec } from '../../src/api/contracts.js';
+import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const job = { type: 'JOB' as const, job_type: 'recordedJob' };
+
+const outDir = process.argv[2];
+if (!outDir) {
+  console.error('usage: record.ts <output directory>');
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+
+const h = await SchedulerHarness.start();
+const sdk = h.sdk();
+const save = async (name: string, scheduleId: string, runId?: string) => {
+  const handle = h.env.client.workflow.getHandle(scheduleWorkflowId('acme', scheduleId), runId);
+  const history = await handle.fetchHistory();
+  const bytes = proto.temporal.api.history.v1.History.encode(history).finish();
+  writeFileSync(join(outDir, `${name}.binpb.gz`), gzipSync(bytes));
+  console.log(`recorded ${name}: ${history.events?.length} events`);
+};
+
+try {
+  // One-time, in a zone, to completion.
+  const at = new Date((await h.now()) + 3 * HOUR);
+  await sdk.create({
+    schedule_id: 'one-time',
+    target: { ...job, payload_ref: 'state://x' },
+    timing: { kind: 'ONE_TIME', at: at.toISOString() },
+  });
+  await h.env.sleep(3 * HOUR + MINUTE);
+  await save('one-time', 'one-time');
+
+  // A recurring schedule through every handler: edit, pause, resume (misfire), trigger, backfill, cancel.
+  const { schedule } = await sdk.create({
+    schedule_id: 'handlers',
+    target: job,
+    timing: { kind: 'CRON', expression: '0 * * * *', timezone: 'Europe/Riga' },
+    misfire: 'CATCH_UP',
+  });
+  await h.env.sleep(2 * HOUR);
+  await sdk.update('handlers', {
+    expected_version: 1,
+    spec: {
+      target: job,
+      timing: { kind: 'CRON', expression: '*/30 * * * *', timezone: 'Europe/Riga' },
+      misfire: 'CATCH_UP',
+    },
+  });
+  await h.env.sleep(HOUR);
+  await sdk.pause('handlers', 'recording');
+  await h.env.sleep(2 * HOUR);
+  await sdk.resume('handlers');
+  await h.env.sleep(MINUTE);
+  await sdk.triggerNow('handlers', { reason: 'recording' });
+  const created = Date.parse(schedule.created_at);
+  await sdk.backfill('handlers', {
+    from: new Date(created - 3 * HOUR).toISOString(),
+    to: new Date(created).toISOString(),
+  });
+  await h.env.sleep(MINUTE);
+  await sdk.cancel('handlers', { note: 'recording done' });
+  await save('handlers', 'handlers');
+
+  // Overlap QUEUE with a slow job.
+  await sdk.create({
+    schedule_id: 'queue',
+    target: { ...job, payload: { sleep_ms: 150_000 } },
+    timing: { kind: 'INTERVAL', every: 'PT1M' },
+    overlap: 'QUEUE',
+    queue_limit: 2,
+  });
+  await h.env.sleep(6 * MINUTE);
+  await sdk.pause('queue');
+  await h.env.sleep(10 * MINUTE); // let queued jobs finish before the schedule closes
+  await sdk.cancel('queue');
+  await save('overlap-queue', 'queue');
+
+  // A catch-up that continues as new half-way: the first run's history ends in ContinuedAsNew.
+  const handle = await h.env.client.workflow.start('scheduleWorkflow', {
+    taskQueue: SCHEDULER_QUEUE,
+    workflowId: scheduleWorkflowId('acme', 'catch-up'),
+    args: [
+      {
+        identity: { schedule_id: 'catch-up', tenant_id: 'acme', owner_ref: 'ops' },
+        spec: ScheduleSpec.parse({
+          target: job,
+          timing: { kind: 'INTERVAL', every: 'PT1M' },
+          misfire: 'CATCH_UP',
+          catch_up_limit: 60,
+          max_lateness_s: 30,
+        }),
+        defaultJobTaskQueue: JOB_QUEUE,
+        continueAsNewAfterEvents: 120,
+      },
+    ],
+  });
+  await h.env.sleep(MINUTE + 1000);
+  await sdk.pause('catch-up');
+  await h.env.sleep(HOUR + 30_000);
+  await sdk.resume('catch-up');
+  await h.env.sleep(10_000);
+  await sdk.cancel('catch-up');
+  await save('catch-up-first-run', 'catch-up', handle.firstExecutionRunId);
+  await save('catch-up-last-run', 'catch-up');
+} finally {
+  await h.teardown();
+}
