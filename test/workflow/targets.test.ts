@@ -1,0 +1,188 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { receivedQuery } from '../fixtures/jobs.js';
+import { JOB_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+/** A real HTTP sink: answers each POST with the next status of `script` (then 200). */
+async function startSink(
+  script: number[] = [],
+): Promise<{ url: string; deliveries: Delivery[]; server: Server }> {
+  const deliveries: Delivery[] = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => {
+      raw += c;
+    });
+    req.on('end', () => {
+      deliveries.push({ headers: req.headers, body: JSON.parse(raw) });
+      res.statusCode = script.shift() ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, deliveries, server };
+}
+
+describe('targets and one-shot kinds (time-skipping server)', () => {
+  let h: SchedulerHarness;
+  let sinks: Server[] = [];
+  beforeEach(async () => {
+    h = await SchedulerHarness.start();
+  });
+  afterEach(async () => {
+    for (const s of sinks) s.close();
+    sinks = [];
+    await h?.teardown();
+  });
+
+  it('EVENT: CloudEvents JSON with the occurrence ID, retried under the same Idempotency-Key', async () => {
+    const sink = await startSink([503]); // first attempt fails transiently
+    sinks.push(sink.server);
+    const sdk = h.sdk();
+    const at = new Date((await h.now()) + HOUR);
+    await sdk.create({
+      schedule_id: 'deadline-event',
+      target: {
+        type: 'EVENT',
+        event_type: 'contract.deadline_reached',
+        sink_url: sink.url,
+        payload_ref: 'state://contracts/7',
+        payload: { contract: 7 },
+      },
+      timing: { kind: 'ONE_TIME', at: at.toISOString() },
+    });
+    await h.env.sleep(HOUR + MINUTE);
+    await new Promise((r) => setTimeout(r, 3000)); // the retry backs off in real time
+    await h.env.sleep(MINUTE);
+
+    const described = await sdk.describe('deadline-event');
+    const [occ] = described.recent_occurrences;
+    expect(described.schedule.status).toBe('COMPLETED');
+    expect(occ!.status).toBe('HANDED_OFF');
+    expect(occ!.attempt).toBe(2);
+    expect(sink.deliveries).toHaveLength(2);
+    for (const d of sink.deliveries) {
+      expect(d.headers['content-type']).toBe('application/cloudevents+json');
+      expect(d.headers['idempotency-key']).toBe(occ!.idempotency_key);
+      expect(d.body).toMatchObject({
+        specversion: '1.0',
+        id: occ!.occurrence_id,
+        type: 'contract.deadline_reached',
+        source: 'durable-scheduler/acme/deadline-event',
+        data: { payload: { contract: 7 }, payload_ref: 'state://contracts/7', schedule_version: 1 },
+      });
+      expect(Date.parse(d.body.subject as string)).toBe(at.getTime());
+    }
+  });
+
+  it('EVENT: a 4xx is permanent: the occurrence fails with the reason and the one-time schedule ends FAILED', async () => {
+    const sink = await startSink([410]);
+    sinks.push(sink.server);
+    const sdk = h.sdk();
+    await sdk.create({
+      schedule_id: 'gone',
+      target: { type: 'EVENT', event_type: 'x.y', sink_url: sink.url },
+      timing: { kind: 'DELAY', delay: 'PT5M' },
+    });
+    await h.env.sleep(6 * MINUTE);
+    const described = await sdk.describe('gone');
+    expect(described.schedule.status).toBe('FAILED');
+    expect(described.recent_occurrences[0]!.status).toBe('FAILED');
+    expect(described.recent_occurrences[0]!.reason).toMatch(/answered 410/);
+    expect(sink.deliveries).toHaveLength(1);
+  });
+
+  it('JOB: a one-time schedule whose job fails ends FAILED, with the reason on the occurrence', async () => {
+    const sdk = h.sdk();
+    await sdk.create({
+      schedule_id: 'fails',
+      target: { type: 'JOB', job_type: 'failingJob' },
+      timing: { kind: 'DELAY', delay: 'PT10M' },
+    });
+    await h.env.sleep(11 * MINUTE);
+    const described = await sdk.describe('fails');
+    expect(described.schedule.status).toBe('FAILED');
+    expect(described.recent_occurrences[0]!.status).toBe('FAILED');
+    expect(described.recent_occurrences[0]!.reason).toMatch(/the report generator crashed/);
+    expect(described.counters.failed).toBe(1);
+  });
+
+  it('WORKFLOW_SIGNAL with start: the target receives one signal per occurrence, carrying the key', async () => {
+    const sdk = h.sdk();
+    await sdk.create({
+      schedule_id: 'nudge',
+      target: {
+        type: 'WORKFLOW_SIGNAL',
+        workflow_id: 'inbox-1',
+        signal_name: 'occurrence',
+        payload: { kind: 'refresh' },
+        start: { workflow_type: 'signalInbox', task_queue: JOB_QUEUE },
+      },
+      timing: { kind: 'INTERVAL', every: 'PT1H' },
+    });
+    await h.env.sleep(3 * HOUR + MINUTE);
+    const received = await h.env.client.workflow.getHandle('inbox-1').query(receivedQuery);
+    const { recent_occurrences } = await sdk.describe('nudge');
+    expect(received.map((r) => r.occurrence_id)).toEqual(recent_occurrences.map((o) => o.occurrence_id));
+    expect(received).toHaveLength(3);
+    expect(received[0]).toMatchObject({
+      payload: { kind: 'refresh' },
+      idempotency_key: recent_occurrences[0]!.idempotency_key,
+    });
+    await sdk.cancel('nudge');
+    await h.env.client.workflow.getHandle('inbox-1').terminate();
+  });
+
+  it('DELAY "48 hours after the e-mail was sent": anchored at the event, cancellable by ID before it fires', async () => {
+    const sdk = h.sdk();
+    const sentAt = (await h.now()) - 6 * HOUR; // the e-mail went out six hours ago
+    const { schedule } = await sdk.create({
+      schedule_id: 'follow-up-42',
+      target: { type: 'JOB', job_type: 'recordedJob' },
+      timing: { kind: 'DELAY', delay: 'PT48H', anchor: new Date(sentAt).toISOString() },
+    });
+    expect(Date.parse(schedule.next_run_at!)).toBe(sentAt + 48 * HOUR);
+    await sdk.create({
+      schedule_id: 'follow-up-43',
+      target: { type: 'JOB', job_type: 'recordedJob' },
+      timing: { kind: 'DELAY', delay: 'PT48H', anchor: new Date(sentAt).toISOString() },
+    });
+    await h.env.sleep(24 * HOUR);
+    await sdk.cancel('follow-up-43', { note: 'customer replied' });
+    await h.env.sleep(24 * HOUR);
+    expect(h.runs.map((r) => r.occurrenceId)).toEqual([
+      (await sdk.describe('follow-up-42')).recent_occurrences[0]!.occurrence_id,
+    ]);
+    expect((await sdk.get('follow-up-42')).status).toBe('COMPLETED');
+    expect((await sdk.get('follow-up-43')).status).toBe('CANCELLED');
+  });
+
+  it('DEADLINE with reminders: each reminder is its own occurrence, then the deadline, then COMPLETED', async () => {
+    const sdk = h.sdk();
+    const deadline = new Date((await h.now()) + 3 * 24 * HOUR);
+    deadline.setUTCMinutes(0, 0, 0);
+    await sdk.create({
+      schedule_id: 'contract-deadline',
+      target: { type: 'JOB', job_type: 'recordedJob' },
+      timing: { kind: 'DEADLINE', at: deadline.toISOString(), reminders: ['P1D', 'PT1H'] },
+    });
+    await h.env.sleep(3 * 24 * HOUR + HOUR);
+    const described = await sdk.describe('contract-deadline');
+    expect(described.schedule.status).toBe('COMPLETED');
+    expect(described.recent_occurrences.map((o) => Date.parse(o.scheduled_for))).toEqual([
+      deadline.getTime() - 24 * HOUR,
+      deadline.getTime() - HOUR,
+      deadline.getTime(),
+    ]);
+    expect(new Set(h.runs.map((r) => r.occurrenceId)).size).toBe(3);
+  });
+});
