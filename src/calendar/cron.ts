@@ -49,7 +49,14 @@ export interface CronSpec {
   dowStar: boolean;
 }
 
-function num(field: string, what: string, text: string, names: string[] | undefined, min: number, max: number): number {
+function num(
+  field: string,
+  what: string,
+  text: string,
+  names: string[] | undefined,
+  min: number,
+  max: number,
+): number {
   let v: number;
   const upper = text.toUpperCase();
   if (names?.includes(upper)) v = names.indexOf(upper) + (names === MONTHS ? 1 : 0);
@@ -82,9 +89,10 @@ function parseList(
       }
       lo = min;
       hi = max;
-    } else if (range !== undefined && range.includes('-')) {
+    } else if (range?.includes('-')) {
       const [a, b, c] = range.split('-');
-      if (c !== undefined || a === undefined || b === undefined) fail(field, `${what}: bad range "${clip(item, 20)}"`, 'INVALID_CRON');
+      if (c !== undefined || a === undefined || b === undefined)
+        fail(field, `${what}: bad range "${clip(item, 20)}"`, 'INVALID_CRON');
       lo = num(field, what, a, names, min, max);
       hi = num(field, what, b, names, min, max);
       if (lo > hi) fail(field, `${what}: range ${range} starts after it ends`, 'INVALID_CRON');
@@ -98,7 +106,8 @@ function parseList(
         fail(field, `${what}: step "${clip(stepText, 20)}" must be a positive integer`, 'INVALID_CRON');
       }
       step = Number(stepText);
-      if (step > max - min + 1 && step > max) fail(field, `${what}: step ${step} is larger than the range`, 'INVALID_CRON');
+      if (step > max - min + 1 && step > max)
+        fail(field, `${what}: step ${step} is larger than the range`, 'INVALID_CRON');
     }
     for (let v = lo; v <= hi; v += step) set[v] = true;
   }
@@ -111,12 +120,17 @@ export function parseCron(field: string, expression: string): CronSpec {
   let text = expression.trim();
   if (text.startsWith('@')) {
     const m = MACROS[text.toLowerCase()];
-    if (!m) fail(field, `unknown macro "${clip(text, 20)}" (${Object.keys(MACROS).join(' ')})`, 'INVALID_CRON');
+    if (!m)
+      fail(field, `unknown macro "${clip(text, 20)}" (${Object.keys(MACROS).join(' ')})`, 'INVALID_CRON');
     text = m;
   }
   const parts = text.split(/\s+/);
   if (parts.length !== 5 && parts.length !== 6) {
-    fail(field, `expected 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds first), got ${parts.length}`, 'INVALID_CRON');
+    fail(
+      field,
+      `expected 5 fields (minute hour day-of-month month day-of-week) or 6 (seconds first), got ${parts.length}`,
+      'INVALID_CRON',
+    );
   }
   const [sec, min, hour, dom, mon, dow] = parts.length === 6 ? parts : ['0', ...parts];
   const seconds = toList(parseList(field, 'seconds', sec!, 0, 59, undefined));
@@ -128,7 +142,10 @@ export function parseCron(field: string, expression: string): CronSpec {
   domSpec.days = parseList(field, 'day-of-month', dom!, 1, 31, undefined, (item) => {
     const u = item.toUpperCase();
     if (u === 'L') return domSpec.last.push(0) > 0;
-    if (u === 'LW') return (domSpec.lastWeekday = true);
+    if (u === 'LW') {
+      domSpec.lastWeekday = true;
+      return true;
+    }
     const lm = /^L-(\d{1,2})$/.exec(u);
     if (lm) {
       const n = Number(lm[1]);
@@ -152,10 +169,12 @@ export function parseCron(field: string, expression: string): CronSpec {
     const hm = /^([A-Z]{3}|\d)#(\d{1,2})$/.exec(u);
     if (hm) {
       const k = Number(hm[2]);
-      if (k < 1 || k > 5) fail(field, `day-of-week: ${item}: the occurrence after # must be 1-5`, 'INVALID_CRON');
+      if (k < 1 || k > 5)
+        fail(field, `day-of-week: ${item}: the occurrence after # must be 1-5`, 'INVALID_CRON');
       return dowSpec.nth.push([dowNum(hm[1]!), k]) > 0;
     }
-    if (u === 'L') fail(field, 'day-of-week: a bare "L" is ambiguous; use e.g. 5L (last Friday)', 'INVALID_CRON');
+    if (u === 'L')
+      fail(field, 'day-of-week: a bare "L" is ambiguous; use e.g. 5L (last Friday)', 'INVALID_CRON');
     return false;
   });
   if (dowSpec.days[7]) dowSpec.days[0] = true;
@@ -196,7 +215,8 @@ export class CronMatcher {
       if (n > dim) continue;
       const wdN = (((weekday + (n - day)) % 7) + 7) % 7;
       let target = n;
-      if (wdN === 6) target = n === 1 ? n + 2 : n - 1; // Saturday → Friday (or Monday if the 1st)
+      if (wdN === 6)
+        target = n === 1 ? n + 2 : n - 1; // Saturday → Friday (or Monday if the 1st)
       else if (wdN === 0) target = n === dim ? n - 2 : n + 1; // Sunday → Monday (or Friday if last)
       if (day === target) return true;
     }

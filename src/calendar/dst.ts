@@ -8,8 +8,10 @@
  * - fold (a local time that occurs twice, fall back):
  *   FIRST (default): once, at the earlier instant; LAST: the later instant; BOTH: both instants.
  */
-import { DAY, formatDate, formatInstantAt, formatWall } from './floating.js';
+import { formatDate, formatInstantAt, formatWall } from './floating.js';
 import type { Zone } from './zone.js';
+
+const DAY_MS = 86_400_000;
 
 export type GapPolicy = 'SHIFT_FORWARD' | 'NEXT_VALID' | 'SKIP';
 export type FoldPolicy = 'FIRST' | 'LAST' | 'BOTH';
@@ -47,8 +49,8 @@ function hm(wall: number): string {
 
 export function resolveWall(zone: Zone, wall: number, policy: DstPolicy): Resolution {
   const o0 = zone.offsetAt(wall);
-  const o1 = zone.offsetAt(wall - DAY);
-  const o2 = zone.offsetAt(wall + DAY);
+  const o1 = zone.offsetAt(wall - DAY_MS);
+  const o2 = zone.offsetAt(wall + DAY_MS);
   const maxO = Math.max(o0, o1, o2);
   const minO = Math.min(o0, o1, o2);
   const lowerBound = wall - maxO;
@@ -77,22 +79,42 @@ export function resolveWall(zone: Zone, wall: number, policy: DstPolicy): Resolu
     const base = `${hm(wall)} occurs twice ${where} (${both})`;
     if (policy.fold === 'FIRST') {
       return {
-        resolved: [{ instant: first, offset: fo, adjustment: { kind: 'DST_FOLD', note: `${base}; fired once, at the first` } }],
+        resolved: [
+          {
+            instant: first,
+            offset: fo,
+            adjustment: { kind: 'DST_FOLD', note: `${base}; fired once, at the first` },
+          },
+        ],
         lowerBound,
         upperBound,
       };
     }
     if (policy.fold === 'LAST') {
       return {
-        resolved: [{ instant: second, offset: so, adjustment: { kind: 'DST_FOLD', note: `${base}; fired once, at the second` } }],
+        resolved: [
+          {
+            instant: second,
+            offset: so,
+            adjustment: { kind: 'DST_FOLD', note: `${base}; fired once, at the second` },
+          },
+        ],
         lowerBound,
         upperBound,
       };
     }
     return {
       resolved: [
-        { instant: first, offset: fo, adjustment: { kind: 'DST_FOLD', note: `${base}; fired at both, this is the first` } },
-        { instant: second, offset: so, adjustment: { kind: 'DST_FOLD', note: `${base}; fired at both, this is the second` } },
+        {
+          instant: first,
+          offset: fo,
+          adjustment: { kind: 'DST_FOLD', note: `${base}; fired at both, this is the first` },
+        },
+        {
+          instant: second,
+          offset: so,
+          adjustment: { kind: 'DST_FOLD', note: `${base}; fired at both, this is the second` },
+        },
       ],
       lowerBound,
       upperBound,
@@ -108,7 +130,8 @@ export function resolveWall(zone: Zone, wall: number, policy: DstPolicy): Resolu
   }
   const instant = policy.gap === 'SHIFT_FORWARD' ? wall - before : at;
   const offset = zone.offsetAt(instant);
-  const rule = policy.gap === 'SHIFT_FORWARD' ? 'read with the offset before the gap' : 'first valid time after the gap';
+  const rule =
+    policy.gap === 'SHIFT_FORWARD' ? 'read with the offset before the gap' : 'first valid time after the gap';
   return {
     resolved: [
       {

@@ -10,21 +10,27 @@ export interface ParsedDuration {
   fixedMs: number | undefined;
 }
 
-const ISO_DURATION_SHAPE = /^P(?!$)(\d+(?:[.,]\d+)?Y)?(\d+(?:[.,]\d+)?M)?(\d+(?:[.,]\d+)?W)?(\d+(?:[.,]\d+)?D)?(T(?=\d)(\d+(?:[.,]\d+)?H)?(\d+(?:[.,]\d+)?M)?(\d+(?:[.,]\d+)?S)?)?$/;
+const ISO_DURATION_SHAPE =
+  /^P(?!$)(\d+(?:[.,]\d+)?Y)?(\d+(?:[.,]\d+)?M)?(\d+(?:[.,]\d+)?W)?(\d+(?:[.,]\d+)?D)?(T(?=\d)(\d+(?:[.,]\d+)?H)?(\d+(?:[.,]\d+)?M)?(\d+(?:[.,]\d+)?S)?)?$/;
 
 export function parseDuration(
   field: string,
   text: unknown,
   opts: { allowZero?: boolean; fixedOnly?: boolean } = {},
 ): ParsedDuration {
-  if (typeof text !== 'string') fail(field, 'must be an ISO 8601 duration string such as PT10M', 'INVALID_DURATION');
+  if (typeof text !== 'string')
+    fail(field, 'must be an ISO 8601 duration string such as PT10M', 'INVALID_DURATION');
   // luxon accepts "P", "PT", "P1DT" and negative parts; the contract does not
   if (!ISO_DURATION_SHAPE.test(text)) {
     fail(field, `"${clip(text)}" is not an ISO 8601 duration (e.g. PT10M, P1D, P1DT12H)`, 'INVALID_DURATION');
   }
   const duration = Duration.fromISO(text);
   if (!duration.isValid) {
-    fail(field, `"${clip(text)}" is not an ISO 8601 duration (${duration.invalidReason})`, 'INVALID_DURATION');
+    fail(
+      field,
+      `"${clip(text)}" is not an ISO 8601 duration (${duration.invalidReason})`,
+      'INVALID_DURATION',
+    );
   }
   const o = duration.toObject();
   const hasCalendarPart = (o.years ?? 0) !== 0 || (o.months ?? 0) !== 0 || (o.quarters ?? 0) !== 0;

@@ -6,7 +6,15 @@
 import { type Adjustment, DEFAULT_DST, type DstPolicy, resolveWall } from './dst.js';
 import { parseDuration } from './duration.js';
 import { CalendarError, fail } from './errors.js';
-import { DAY, dayNumber, formatInstantAt, formatUtc, formatWall, parseDateTime, parseInstant } from './floating.js';
+import {
+  DAY,
+  dayNumber,
+  formatInstantAt,
+  formatUtc,
+  formatWall,
+  parseDateTime,
+  parseInstant,
+} from './floating.js';
 import { jitterMs } from './jitter.js';
 import { compileRecurrence } from './recurrence.js';
 import {
@@ -21,7 +29,7 @@ import {
 import type { Nominal, NominalSource, RulePosition } from './source.js';
 import { type CalendarOptions, parseCalendarOptions, parseTiming, type Timing } from './timing.js';
 import { Window } from './window.js';
-import { checkZone, type Zone, zoneFor } from './zone.js';
+import { checkZone, zoneFor } from './zone.js';
 
 export interface CalendarInput {
   scheduleId: string;
@@ -62,6 +70,16 @@ export interface Slot {
   adjustments: SlotAdjustment[];
 }
 
+export interface NextSlotsContext {
+  /** INTERVAL FIXED_DELAY: when the previous occurrence completed */
+  lastCompletedAt?: string;
+  /**
+   * Only slots with scheduledFor ≤ until (backfill windows, "what is due now"). The returned
+   * cursor then belongs to the last returned slot; `exhausted` still means "never any more".
+   */
+  until?: string;
+}
+
 export interface NextSlotsResult {
   slots: Slot[];
   cursor: CalendarCursor;
@@ -79,7 +97,7 @@ export interface Calendar {
     after: string,
     count: number,
     cursor?: CalendarCursor,
-    ctx?: { lastCompletedAt?: string },
+    ctx?: NextSlotsContext,
   ): NextSlotsResult;
 }
 
@@ -92,8 +110,12 @@ interface Candidate {
   adjustments: Adjustment[];
 }
 
+const DAY_MS = 86_400_000;
+
 /** candidates examined per call before giving up (window SKIP / exclusions removing everything) */
-const SEARCH_FUEL = 500_000;
+const SEARCH_FUEL = 200_000;
+/** the same, for the compile-time probe */
+const PROBE_FUEL = 20_000;
 
 export function compileCalendar(input: CalendarInput): Calendar {
   if (typeof input !== 'object' || input === null) fail('input', 'must be an object', 'INVALID_FIELD');
@@ -105,15 +127,23 @@ export function compileCalendar(input: CalendarInput): Calendar {
   const options = parseCalendarOptions(input.options);
 
   // zones
-  const timingZoneName = 'timezone' in timing && timing.timezone !== undefined ? checkZone('timing.timezone', timing.timezone) : undefined;
-  const optionsZoneName = options.timezone !== undefined ? checkZone('options.timezone', options.timezone) : undefined;
+  const timingZoneName =
+    'timezone' in timing && timing.timezone !== undefined
+      ? checkZone('timing.timezone', timing.timezone)
+      : undefined;
+  const optionsZoneName =
+    options.timezone !== undefined ? checkZone('options.timezone', options.timezone) : undefined;
   const zoneName = timingZoneName ?? optionsZoneName ?? 'UTC';
   const zone = zoneFor(zoneName);
   const timingZone = timingZoneName !== undefined ? zone : undefined;
-  const dst: DstPolicy = { gap: options.dst?.gap ?? DEFAULT_DST.gap, fold: options.dst?.fold ?? DEFAULT_DST.fold };
+  const dst: DstPolicy = {
+    gap: options.dst?.gap ?? DEFAULT_DST.gap,
+    fold: options.dst?.fold ?? DEFAULT_DST.fold,
+  };
 
   // options
-  const startsAt = options.starts_at !== undefined ? parseInstant('options.starts_at', options.starts_at) : undefined;
+  const startsAt =
+    options.starts_at !== undefined ? parseInstant('options.starts_at', options.starts_at) : undefined;
   const endsAt = options.ends_at !== undefined ? parseInstant('options.ends_at', options.ends_at) : undefined;
   if (startsAt !== undefined && endsAt !== undefined && endsAt < startsAt) {
     fail('options.ends_at', 'is before options.starts_at', 'INVALID_OPTION');
@@ -125,7 +155,11 @@ export function compileCalendar(input: CalendarInput): Calendar {
   let jitterMax = 0;
   if (options.jitter !== undefined) {
     if (timing.kind === 'ONE_TIME' || timing.kind === 'DEADLINE') {
-      fail('options.jitter', `jitter is for technical jobs; a ${timing.kind} is a human-time commitment`, 'INVALID_OPTION');
+      fail(
+        'options.jitter',
+        `jitter is for technical jobs; a ${timing.kind} is a human-time commitment`,
+        'INVALID_OPTION',
+      );
     }
     const j = parseDuration('options.jitter', options.jitter, { fixedOnly: true });
     jitterMax = j.fixedMs!;
@@ -136,7 +170,9 @@ export function compileCalendar(input: CalendarInput): Calendar {
       ? new Window(
           'options.window',
           options.window,
-          options.window.timezone !== undefined ? zoneFor(checkZone('options.window.timezone', options.window.timezone)) : zone,
+          options.window.timezone !== undefined
+            ? zoneFor(checkZone('options.window.timezone', options.window.timezone))
+            : zone,
           dst,
         )
       : undefined;
@@ -182,29 +218,38 @@ export function compileCalendar(input: CalendarInput): Calendar {
   const needCount = maxCount !== undefined || source.counting;
 
   /** floating wall below which no nominal occurrence can resolve to an instant > t */
-  const wallLow = (t: number): number =>
-    t + Math.min(zone.offsetAt(t - DAY), zone.offsetAt(t), zone.offsetAt(t + DAY));
+  function wallLow(t: number): number {
+    return t + Math.min(zone.offsetAt(t - DAY_MS), zone.offsetAt(t), zone.offsetAt(t + DAY_MS));
+  }
 
   function candidatesOf(item: Nominal): { cands: Candidate[]; lb: number } {
-    const base = (c: Candidate) => {
+    if (item.instant !== undefined) {
+      const w = item.wall;
+      const lb = Math.min(item.instant, w - Math.max(zone.offsetAt(w - DAY_MS), zone.offsetAt(w + DAY_MS)));
+      const c: Candidate = {
+        instant: item.instant,
+        offset: zone.offsetAt(item.instant),
+        wall: w,
+        adjustments: [],
+      };
       if (item.n !== undefined) c.n = item.n;
       if (item.label !== undefined) c.label = item.label;
-      return c;
-    };
-    if (item.instant !== undefined) {
-      const lb = Math.min(item.instant, item.wall - Math.max(zone.offsetAt(item.wall - DAY), zone.offsetAt(item.wall + DAY)));
-      return {
-        cands: [base({ instant: item.instant, offset: zone.offsetAt(item.instant), wall: item.wall, adjustments: [] })],
-        lb,
-      };
+      return { cands: [c], lb };
     }
     const r = resolveWall(zone, item.wall, dst);
-    return {
-      cands: r.resolved.map((x) =>
-        base({ instant: x.instant, offset: x.offset, wall: item.wall, adjustments: x.adjustment ? [x.adjustment] : [] }),
-      ),
-      lb: r.lowerBound,
-    };
+    const cands: Candidate[] = [];
+    for (const x of r.resolved) {
+      const c: Candidate = {
+        instant: x.instant,
+        offset: x.offset,
+        wall: item.wall,
+        adjustments: x.adjustment ? [x.adjustment] : [],
+      };
+      if (item.n !== undefined) c.n = item.n;
+      if (item.label !== undefined) c.label = item.label;
+      cands.push(c);
+    }
+    return { cands, lb: r.lowerBound };
   }
 
   function toSlot(c: Candidate, deferTo: number | undefined): Slot {
@@ -221,7 +266,10 @@ export function compileCalendar(input: CalendarInput): Calendar {
     if (jitterMax > 0) {
       const j = jitterMs(input.scheduleId, scheduledFor, jitterMax);
       fire += j;
-      adjustments.push({ kind: 'JITTER', note: `+${j / 1000}s deterministic jitter (max ${options.jitter})` });
+      adjustments.push({
+        kind: 'JITTER',
+        note: `+${j / 1000}s deterministic jitter (max ${options.jitter})`,
+      });
     }
     const slot: Slot = {
       scheduledFor,
@@ -233,10 +281,16 @@ export function compileCalendar(input: CalendarInput): Calendar {
     return slot;
   }
 
-  function readCursor(cursor: CalendarCursor | undefined): { last: number; emitted: number; pos?: RulePosition } | undefined {
+  function readCursor(
+    cursor: CalendarCursor | undefined,
+  ): { last: number; emitted: number; pos?: RulePosition } | undefined {
     if (cursor === undefined || cursor === null) return undefined;
     if (typeof cursor !== 'object' || cursor.v !== 1) {
-      throw new CalendarError('cursor', 'not a cursor returned by this calendar (v must be 1)', 'INVALID_CURSOR');
+      throw new CalendarError(
+        'cursor',
+        'not a cursor returned by this calendar (v must be 1)',
+        'INVALID_CURSOR',
+      );
     }
     if (cursor.last === undefined) return undefined;
     const last = parseInstant('cursor.last', cursor.last);
@@ -257,9 +311,11 @@ export function compileCalendar(input: CalendarInput): Calendar {
     afterText: string,
     count: number,
     cursorIn?: CalendarCursor,
-    ctx?: { lastCompletedAt?: string },
+    ctx?: NextSlotsContext,
+    searchFuel = SEARCH_FUEL,
   ): NextSlotsResult {
     const after = parseInstant('after', afterText);
+    const until = ctx?.until !== undefined ? parseInstant('ctx.until', ctx.until) : Number.POSITIVE_INFINITY;
     if (!Number.isInteger(count) || count < 0 || count > 100_000) {
       fail('count', 'must be an integer between 0 and 100000', 'INVALID_FIELD');
     }
@@ -268,7 +324,9 @@ export function compileCalendar(input: CalendarInput): Calendar {
     if (fixedDelay !== undefined) {
       // one slot: the previous completion + every (or the first grid point), strictly after `after`
       const basis =
-        ctx?.lastCompletedAt !== undefined ? parseInstant('ctx.lastCompletedAt', ctx.lastCompletedAt) : fixedDelay.anchor - fixedDelay.everyMs;
+        ctx?.lastCompletedAt !== undefined
+          ? parseInstant('ctx.lastCompletedAt', ctx.lastCompletedAt)
+          : fixedDelay.anchor - fixedDelay.everyMs;
       const k = Math.max(1, Math.floor((after - basis) / fixedDelay.everyMs) + 1);
       src = listSource([absolute(zone, basis + k * fixedDelay.everyMs)]);
     }
@@ -291,7 +349,8 @@ export function compileCalendar(input: CalendarInput): Calendar {
     if (startsAt !== undefined) from = Math.max(from, wallLow(startsAt) - DAY);
 
     const slots: Slot[] = [];
-    const cursor: CalendarCursor = cursorIn && typeof cursorIn === 'object' ? { ...cursorIn, v: 1 } : { v: 1 };
+    const cursor: CalendarCursor =
+      cursorIn && typeof cursorIn === 'object' ? { ...cursorIn, v: 1 } : { v: 1 };
     let lastPos = pos;
     let exhausted = false;
     if (count === 0) return { slots, cursor, exhausted: false };
@@ -299,7 +358,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
     const it = src.iterate(from, pos);
     const buffer: Candidate[] = [];
     let lastInstant = Number.NaN;
-    let fuel = SEARCH_FUEL;
+    let fuel = searchFuel;
     let done = false;
     while (!done) {
       const r = it.next();
@@ -311,7 +370,10 @@ export function compileCalendar(input: CalendarInput): Calendar {
         if (c.instant === lastInstant) continue; // the same instant twice (DST shift, RDATE = rule)
         lastInstant = c.instant;
         if (startsAt !== undefined && c.instant < startsAt) continue;
-        if ((endsAt !== undefined && c.instant > endsAt) || (src.untilInstant !== undefined && c.instant > src.untilInstant)) {
+        if (
+          (endsAt !== undefined && c.instant > endsAt) ||
+          (src.untilInstant !== undefined && c.instant > src.untilInstant)
+        ) {
           exhausted = true;
           done = true;
           break;
@@ -332,10 +394,15 @@ export function compileCalendar(input: CalendarInput): Calendar {
         }
         if (c.n !== undefined) lastPos = { wall: c.wall, n: c.n };
         if (c.instant <= after) continue;
+        if (c.instant > until) {
+          done = true;
+          break;
+        }
         slots.push(toSlot(c, deferTo));
         cursor.last = slots[slots.length - 1]!.scheduledFor;
         if (needCount) cursor.emitted = emitted;
-        if (lastPos !== undefined && source.counting) cursor.rule = { wall: formatWall(lastPos.wall), n: lastPos.n };
+        if (lastPos !== undefined && source.counting)
+          cursor.rule = { wall: formatWall(lastPos.wall), n: lastPos.n };
         if (slots.length >= count) {
           done = true;
           if (maxCount !== undefined && emitted >= maxCount) exhausted = true;
@@ -351,7 +418,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
         if (slots.length > 0) break;
         throw new CalendarError(
           'options',
-          `no slot found within ${SEARCH_FUEL} candidate occurrences: the window/exclusions remove every occurrence`,
+          `no slot found within ${searchFuel} candidate occurrences: the window/exclusions remove every occurrence`,
           'SEARCH_LIMIT',
         );
       }
@@ -361,19 +428,29 @@ export function compileCalendar(input: CalendarInput): Calendar {
         buffer.splice(i, 0, c);
       }
     }
-    if (needCount && cursor.emitted === undefined && slots.length === 0 && known !== undefined) cursor.emitted = known.emitted;
+    if (needCount && cursor.emitted === undefined && slots.length === 0 && known !== undefined)
+      cursor.emitted = known.emitted;
     return { slots, cursor, exhausted };
   }
 
-  const calendar: Calendar = { scheduleId: input.scheduleId, kind: timing.kind, timezone: zoneName, nextSlots };
+  const calendar: Calendar = {
+    scheduleId: input.scheduleId,
+    kind: timing.kind,
+    timezone: zoneName,
+    nextSlots,
+  };
 
   // a window that SKIPs, or exclusions, may remove every occurrence: probe once (bounded)
   if ((window?.outside === 'SKIP' || exclusions.size > 0) && fixedDelay === undefined) {
     try {
-      calendar.nextSlots(formatUtc((startsAt ?? createdAt) - 1), 1);
+      nextSlots(formatUtc((startsAt ?? createdAt) - 1), 1, undefined, undefined, PROBE_FUEL);
     } catch (e) {
       if (e instanceof CalendarError && e.code === 'SEARCH_LIMIT') {
-        fail(window?.outside === 'SKIP' ? 'options.window' : 'options.exclusions', 'removes every occurrence of the timing', 'NEVER_FIRES');
+        fail(
+          window?.outside === 'SKIP' ? 'options.window' : 'options.exclusions',
+          'removes every occurrence of the timing',
+          'NEVER_FIRES',
+        );
       }
       throw e;
     }

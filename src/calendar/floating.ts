@@ -123,7 +123,11 @@ export interface ParsedDateTime {
 export function parseDateTime(field: string, text: string): ParsedDateTime {
   const m = LOCAL_RE.exec(text.trim());
   if (!m) {
-    fail(field, `"${clip(text)}" is not an ISO 8601 date-time (YYYY-MM-DDTHH:mm[:ss][Z|±HH:MM])`, 'INVALID_DATETIME');
+    fail(
+      field,
+      `"${clip(text)}" is not an ISO 8601 date-time (YYYY-MM-DDTHH:mm[:ss][Z|±HH:MM])`,
+      'INVALID_DATETIME',
+    );
   }
   const year = Number(m[1]);
   const month = Number(m[2]);
@@ -154,7 +158,11 @@ export function parseDateTime(field: string, text: string): ParsedDateTime {
 export function parseInstant(field: string, text: string): number {
   const p = parseDateTime(field, text);
   if (p.offsetMs === undefined || p.dateOnly) {
-    fail(field, `"${clip(text)}" must be an instant with Z or a UTC offset (e.g. 2026-09-05T11:00:00Z)`, 'INVALID_DATETIME');
+    fail(
+      field,
+      `"${clip(text)}" must be an instant with Z or a UTC offset (e.g. 2026-09-05T11:00:00Z)`,
+      'INVALID_DATETIME',
+    );
   }
   return p.wall - p.offsetMs;
 }

@@ -1,9 +1,18 @@
 /** Public API of the calendar engine. See README.md in this folder. */
-export type { Calendar, CalendarCursor, CalendarInput, NextSlotsResult, Slot, SlotAdjustment } from './engine.js';
+
+export type { DstPolicy, FoldPolicy, GapPolicy } from './dst.js';
+export type {
+  Calendar,
+  CalendarCursor,
+  CalendarInput,
+  NextSlotsContext,
+  NextSlotsResult,
+  Slot,
+  SlotAdjustment,
+} from './engine.js';
 export { compileCalendar } from './engine.js';
 export type { CalendarErrorCode } from './errors.js';
 export { CalendarError } from './errors.js';
-export type { DstPolicy, FoldPolicy, GapPolicy } from './dst.js';
 export {
   CalendarOptions,
   CalendarWindow,

@@ -17,15 +17,27 @@ function instantOf(zone: Zone, wall: number): number {
   return resolveWall(zone, wall, DEFAULT_DST).resolved[0]?.instant ?? wall - zone.offsetAt(wall);
 }
 
-export function compileRecurrence(field: string, text: string, zone: Zone, defaultDtstart: number): CompiledRecurrence {
-  const block = isBlock(text) ? parseBlock(field, text) : { rrule: parseRecur(field, text), rdates: [], exdates: [] };
+export function compileRecurrence(
+  field: string,
+  text: string,
+  zone: Zone,
+  defaultDtstart: number,
+): CompiledRecurrence {
+  const block = isBlock(text)
+    ? parseBlock(field, text)
+    : { rrule: parseRecur(field, text), rdates: [], exdates: [] };
   const toWall = (v: DateValue, what: string): { wall: number; instant?: number; dateOnly: boolean } => {
-    if (v.kind === 'instant') return { wall: v.instant + zone.offsetAt(v.instant), instant: v.instant, dateOnly: false };
+    if (v.kind === 'instant')
+      return { wall: v.instant + zone.offsetAt(v.instant), instant: v.instant, dateOnly: false };
     if (v.tzid !== undefined && v.tzid !== zone.name) {
       checkZone(field, v.tzid);
       const instant = instantOf(zoneFor(v.tzid), v.wall);
       if (what === 'DTSTART') {
-        fail(field, `DTSTART TZID=${v.tzid} differs from timing.timezone ${zone.name}; make them the same zone`, 'INVALID_RRULE');
+        fail(
+          field,
+          `DTSTART TZID=${v.tzid} differs from timing.timezone ${zone.name}; make them the same zone`,
+          'INVALID_RRULE',
+        );
       }
       return { wall: instant + zone.offsetAt(instant), instant, dateOnly: v.dateOnly };
     }
@@ -52,7 +64,11 @@ export function compileRecurrence(field: string, text: string, zone: Zone, defau
         untilInstant = u.instant;
         untilWall = u.instant + 15 * HOUR; // generous: exact check on the resolved instant
         if (u.instant < instantOf(zone, dtstart)) {
-          fail(field, `UNTIL ${formatWall(u.instant)}Z is before DTSTART ${formatWall(dtstart)}`, 'UNTIL_BEFORE_DTSTART');
+          fail(
+            field,
+            `UNTIL ${formatWall(u.instant)}Z is before DTSTART ${formatWall(dtstart)}`,
+            'UNTIL_BEFORE_DTSTART',
+          );
         }
       } else {
         const w = toWall(u, 'UNTIL');
@@ -63,7 +79,11 @@ export function compileRecurrence(field: string, text: string, zone: Zone, defau
           untilWall = w.dateOnly ? w.wall + DAY - 1 : w.wall;
         }
         if ((w.instant ?? untilWall) < (w.instant !== undefined ? instantOf(zone, dtstart) : dtstart)) {
-          fail(field, `UNTIL ${formatWall(w.wall)} is before DTSTART ${formatWall(dtstart)}`, 'UNTIL_BEFORE_DTSTART');
+          fail(
+            field,
+            `UNTIL ${formatWall(w.wall)} is before DTSTART ${formatWall(dtstart)}`,
+            'UNTIL_BEFORE_DTSTART',
+          );
         }
       }
     }
@@ -111,7 +131,11 @@ export function compileRecurrence(field: string, text: string, zone: Zone, defau
         if (r.value >= pos.wall) break;
       }
       if (head[head.length - 1] !== pos.wall) {
-        throw new CalendarError('cursor', 'the cursor does not point at an occurrence of this rule', 'INVALID_CURSOR');
+        throw new CalendarError(
+          'cursor',
+          'the cursor does not point at an occurrence of this rule',
+          'INVALID_CURSOR',
+        );
       }
       let n = pos.n - head.length;
       for (const w of head) {
@@ -164,9 +188,12 @@ export function compileRecurrence(field: string, text: string, zone: Zone, defau
   // bounded search: the rule must be able to fire at least once
   const first = iterate(Number.NEGATIVE_INFINITY).next();
   if (first.done) {
-    const reason = block.rrule?.until || count
-      ? 'the rule has no occurrence between DTSTART and its end (UNTIL/COUNT/EXDATE)'
-      : `the rule can never fire (no occurrence found from DTSTART ${formatWall(dtstart)} in a full 400-year calendar cycle)`;
+    const reason =
+      block.rrule?.until || count
+        ? 'the rule has no occurrence between DTSTART and its end (UNTIL/COUNT/EXDATE)'
+        : rule && ['HOURLY', 'MINUTELY', 'SECONDLY'].includes(rule.freq)
+          ? `the rule can never fire (no occurrence found from DTSTART ${formatWall(dtstart)} within the search bound)`
+          : `the rule can never fire (no occurrence found from DTSTART ${formatWall(dtstart)} in a full 400-year calendar cycle)`;
     fail(field, reason, 'NEVER_FIRES');
   }
   return src;

@@ -17,16 +17,22 @@
  *   deterministic fuel budget of one full Gregorian cycle (400 years) of periods: the calendar
  *   repeats after that, so a search that finds nothing within it will never find anything.
  */
-import rrulePkg from 'rrule';
+import * as rruleNs from 'rrule';
 
-// rrule 2.8 ships a UMD bundle as `main`: under Node ESM only its default export is visible
-const { RRule, Weekday } = rrulePkg;
+// rrule 2.8 ships a UMD bundle as `main` (Node ESM sees only a default export) and an ESM build
+// as `module` (bundlers, vitest): accept both shapes
+const rruleMod: typeof rruleNs =
+  (rruleNs as unknown as { default?: typeof rruleNs }).default?.RRule !== undefined
+    ? (rruleNs as unknown as { default: typeof rruleNs }).default
+    : rruleNs;
+const { RRule, Weekday } = rruleMod;
 type RRule = InstanceType<typeof RRule>;
+
 import { fail } from './errors.js';
 import {
   DAY,
-  daysInMonth,
   dayNumber,
+  daysInMonth,
   HOUR,
   isLeapYear,
   isoWeekday,
@@ -80,6 +86,22 @@ export function normalizeRule(rule: RecurRule, dtstart: number): RecurRule {
   if (!r.byhour && fi < order.indexOf('HOURLY')) r.byhour = [p.hour];
   if (!r.byminute && fi < order.indexOf('MINUTELY')) r.byminute = [p.minute];
   if (!r.bysecond && fi < order.indexOf('SECONDLY')) r.bysecond = [p.second];
+  // dateutil keeps BYxxx as sorted sets; rrule.js keeps the written order and then emits the
+  // times of a day unsorted (BYHOUR=19,6,9 → 19:00 before 06:00) and BYSETPOS picks the wrong one
+  const asc = (xs: number[] | undefined) => (xs ? [...xs].sort((a, b) => a - b) : xs);
+  for (const k of [
+    'bysecond',
+    'byminute',
+    'byhour',
+    'bymonthday',
+    'byyearday',
+    'byweekno',
+    'bymonth',
+    'bysetpos',
+  ] as const) {
+    const v = asc(r[k]);
+    if (v) r[k] = v;
+  }
   return r;
 }
 
@@ -91,7 +113,7 @@ export function staticNeverFires(rule: RecurRule, dtstart: number): string | und
     const ok = months.some((m) => rule.bymonthday!.some((d) => Math.abs(d) <= maxDays(m)));
     if (!ok) return `no month in BYMONTH=${months.join(',')} has day ${rule.bymonthday.join(',')}`;
   }
-  if (rule.bymonthday && rule.bymonthday.every((d) => Math.abs(d) > 31)) return 'BYMONTHDAY out of range';
+  if (rule.bymonthday?.every((d) => Math.abs(d) > 31)) return 'BYMONTHDAY out of range';
   return undefined;
 }
 
@@ -101,7 +123,12 @@ export interface WallIterator {
 }
 
 /** Builds the expander for a normalised rule. `untilWall` bounds the expansion (inclusive). */
-export function makeExpander(field: string, rule: RecurRule, dtstart: number, untilWall: number | undefined): WallIterator {
+export function makeExpander(
+  field: string,
+  rule: RecurRule,
+  dtstart: number,
+  untilWall: number | undefined,
+): WallIterator {
   if (rule.freq === 'HOURLY' || rule.freq === 'MINUTELY' || rule.freq === 'SECONDLY') {
     return new SubDailyExpander(field, rule, dtstart, untilWall);
   }
@@ -116,6 +143,9 @@ class RRuleExpander implements WallIterator {
   private readonly fuelPerSearch: number;
   private cached: { anchor: number; rrule: RRule } | undefined;
   private fuel = 0;
+  private readonly p0: number;
+  private chunks: Chunk[] = [];
+  private lastTarget = 4;
 
   constructor(
     private readonly rule: RecurRule,
@@ -123,9 +153,14 @@ class RRuleExpander implements WallIterator {
     private readonly untilWall: number | undefined,
   ) {
     const cycle = CYCLE[rule.freq]!;
-    // periods in one full cycle for this INTERVAL, + the partial first period + slack;
-    // rrule.js reads `options.interval` twice per period
+    // periods in one full cycle for this INTERVAL, + slack; rrule.js reads `options.interval`
+    // twice per period
     this.fuelPerSearch = 2 * (cycle / gcd(cycle, rule.interval) + 4);
+    this.p0 = this.period(dtstart);
+    // BYSETPOS and UNTIL are applied by us, per whole period: rrule.js 2.8.1 gets BYSETPOS wrong
+    // when |pos| exceeds the period's set (BYSETPOS=-2 of a 1-element set returns that element,
+    // twice: `tmp.slice(-2)[0]`, and Dates are deduplicated by reference), and a mid-period
+    // UNTIL must not change which element is "last".
     this.base = {
       freq: RRULE_FREQ[rule.freq],
       interval: rule.interval,
@@ -134,23 +169,24 @@ class RRuleExpander implements WallIterator {
       bymonthday: rule.bymonthday ?? null,
       byyearday: rule.byyearday ?? null,
       byweekno: rule.byweekno ?? null,
-      byweekday: rule.byday ? rule.byday.map((d) => (d.n ? new Weekday(d.weekday - 1, d.n) : d.weekday - 1)) : null,
+      byweekday: rule.byday
+        ? rule.byday.map((d) => (d.n ? new Weekday(d.weekday - 1, d.n) : d.weekday - 1))
+        : null,
       byhour: rule.byhour ?? null,
       byminute: rule.byminute ?? null,
       bysecond: rule.bysecond ?? null,
-      bysetpos: rule.bysetpos ?? null,
-      until: untilWall === undefined ? null : new Date(untilWall),
     };
   }
 
   /** period index of a floating value */
   private period(wall: number): number {
-    const p = partsOf(wall);
     switch (this.rule.freq) {
       case 'YEARLY':
-        return p.year;
-      case 'MONTHLY':
-        return p.year * 12 + p.month - 1;
+        return new Date(wall).getUTCFullYear();
+      case 'MONTHLY': {
+        const d = new Date(wall);
+        return d.getUTCFullYear() * 12 + d.getUTCMonth();
+      }
       case 'WEEKLY': {
         // day 0 (1970-01-01) is a Thursday (ISO 4)
         const first = (((this.rule.wkst - 4) % 7) + 7) % 7;
@@ -176,13 +212,10 @@ class RRuleExpander implements WallIterator {
     }
   }
 
-  /** the latest INTERVAL-aligned period start ≤ wall (or DTSTART itself) */
-  anchorFor(wall: number): number {
-    if (wall <= this.dtstart) return this.dtstart;
-    const p0 = this.period(this.dtstart);
-    const k = Math.floor((this.period(wall) - p0) / this.rule.interval);
-    if (k <= 0) return this.dtstart;
-    return this.periodStart(p0 + k * this.rule.interval);
+  /** the latest INTERVAL-aligned period index whose period starts ≤ wall (at least DTSTART's) */
+  private alignedPeriod(wall: number): number {
+    const k = Math.max(0, Math.floor((this.period(wall) - this.p0) / this.rule.interval));
+    return this.p0 + k * this.rule.interval;
   }
 
   private rruleAt(anchor: number): RRule {
@@ -201,33 +234,112 @@ class RRuleExpander implements WallIterator {
     return r;
   }
 
-  *walls(from: number): Generator<number, void, undefined> {
-    let lower = from;
-    let batch = 8;
-    for (;;) {
-      const anchor = this.anchorFor(lower);
-      const got: number[] = [];
-      let done = false;
-      this.fuel = this.fuelPerSearch;
-      try {
-        this.rruleAt(anchor).all((d) => {
-          const w = d.getTime();
-          if (w >= lower) got.push(w);
-          return got.length < batch;
-        });
-        done = got.length < batch; // rrule ran out (UNTIL or year 9999)
-      } catch (e) {
-        if (e !== FUEL_OUT) throw e;
-        // nothing within a whole calendar cycle after the anchor: the rule is over for good
-        done = got.length === 0;
+  private setpos(period: number[]): number[] {
+    const pos = this.rule.bysetpos;
+    if (!pos) return period;
+    const n = period.length;
+    const out: number[] = [];
+    for (const p of pos) {
+      const i = p > 0 ? p - 1 : n + p;
+      if (i >= 0 && i < n && !out.includes(period[i]!)) out.push(period[i]!);
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /**
+   * Expands whole periods starting at aligned period `p` until at least CHUNK occurrences (or
+   * the rule ends). Chunks are memoised, so a schedule walking forward one slot at a time costs
+   * a binary search per call; the memo is a pure function of the rule, safe for replay.
+   */
+  private chunkAt(p: number): Chunk {
+    for (const c of this.chunks) if (c.p0 <= p && p < c.p1) return c;
+    // small first chunk (a compile check or a one-off preview), bigger ones when walking on
+    const sequential = this.chunks[0]?.p1 === p;
+    const target = sequential ? Math.min(this.lastTarget * 4, CHUNK) : 4;
+    this.lastTarget = target;
+    let periods = 0;
+    const until = this.untilWall ?? Number.POSITIVE_INFINITY;
+    const got: number[] = [];
+    const gotP: number[] = [];
+    let lastP = Number.NaN;
+    let stopped = false;
+    let pastUntil = false;
+    this.fuel = this.fuelPerSearch;
+    try {
+      this.rruleAt(this.periodStart(p)).all((d) => {
+        const w = d.getTime();
+        const wp = this.period(w);
+        if (wp !== lastP && (periods >= target || got.length >= 16 * target || w > until)) {
+          // stop at a period boundary so that every collected period is complete
+          stopped = true;
+          pastUntil = w > until;
+          return false;
+        }
+        if (wp !== lastP) periods++;
+        got.push(w);
+        gotP.push(wp);
+        lastP = wp;
+        return true;
+      });
+    } catch (e) {
+      if (e !== FUEL_OUT) throw e;
+      // nothing within a whole calendar cycle: the rule is over for good
+      stopped = got.length > 0;
+    }
+    const walls: number[] = [];
+    let start = 0;
+    if (!this.rule.bysetpos) {
+      for (const w of got) if (w >= this.dtstart && w <= until) walls.push(w);
+    } else {
+      for (let i = 1; i <= got.length; i++) {
+        if (i < got.length && gotP[i] === gotP[start]) continue;
+        for (const w of this.setpos(got.slice(start, i))) {
+          if (w >= this.dtstart && w <= until) walls.push(w);
+        }
+        start = i;
       }
-      for (const w of got) yield w;
-      if (done) return;
-      if (got.length > 0) lower = got[got.length - 1]! + 1;
-      batch = Math.min(batch * 4, 512);
+    }
+    const end = !stopped || pastUntil;
+    const chunk: Chunk = {
+      p0: p,
+      p1: end ? Number.POSITIVE_INFINITY : lastP + this.rule.interval,
+      walls,
+      end,
+    };
+    this.chunks.unshift(chunk);
+    if (this.chunks.length > 4) this.chunks.pop();
+    return chunk;
+  }
+
+  *walls(from: number): Generator<number, void, undefined> {
+    const lower = Math.max(from, this.dtstart);
+    let p = this.alignedPeriod(lower);
+    for (;;) {
+      const c = this.chunkAt(p);
+      const ws = c.walls;
+      let lo = 0;
+      let hi = ws.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ws[mid]! < lower) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < ws.length; i++) yield ws[i]!;
+      if (c.end) return;
+      p = c.p1;
     }
   }
 }
+
+interface Chunk {
+  p0: number; // first (aligned) period
+  p1: number; // next aligned period after the chunk
+  walls: number[]; // occurrences in [p0, p1), ≥ DTSTART, ≤ UNTIL, sorted
+  end: boolean; // the rule has no occurrence after this chunk
+}
+
+/** periods per memoised expansion chunk, at most */
+const CHUNK = 64;
 
 // ---------------------------------------------------------------------------------------------
 // HOURLY / MINUTELY / SECONDLY: our own grid walker
@@ -269,7 +381,8 @@ class SubDailyExpander implements WallIterator {
       chosen.sort((a, b) => a - b);
     }
     this.offsets = chosen;
-    if (this.offsets.length === 0) fail(field, 'BYSETPOS selects nothing: the rule never fires', 'NEVER_FIRES');
+    if (this.offsets.length === 0)
+      fail(field, 'BYSETPOS selects nothing: the rule never fires', 'NEVER_FIRES');
     const why = this.unreachable();
     if (why) fail(field, why, 'NEVER_FIRES');
   }

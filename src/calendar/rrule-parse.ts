@@ -7,7 +7,15 @@ import { fail } from './errors.js';
 import { checkRanges, clip, type ParsedDateTime, parseDateTime } from './floating.js';
 
 export type Freq = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY' | 'HOURLY' | 'MINUTELY' | 'SECONDLY';
-export const FREQS: readonly Freq[] = ['YEARLY', 'MONTHLY', 'WEEKLY', 'DAILY', 'HOURLY', 'MINUTELY', 'SECONDLY'];
+export const FREQS: readonly Freq[] = [
+  'YEARLY',
+  'MONTHLY',
+  'WEEKLY',
+  'DAILY',
+  'HOURLY',
+  'MINUTELY',
+  'SECONDLY',
+];
 export const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 
 export interface ByDay {
@@ -57,15 +65,27 @@ const KEYS = new Set([
   'WKST',
 ]);
 
-function intList(field: string, key: string, value: string, min: number, max: number, signed: boolean): number[] {
+function intList(
+  field: string,
+  key: string,
+  value: string,
+  min: number,
+  max: number,
+  signed: boolean,
+): number[] {
   const out: number[] = [];
   for (const part of value.split(',')) {
     const re = signed ? /^[+-]?\d{1,3}$/ : /^\+?\d{1,3}$/;
-    if (!re.test(part)) fail(field, `${key}: "${clip(part)}" is not ${signed ? 'a (signed) ' : 'an '}integer`, 'INVALID_RRULE');
+    if (!re.test(part))
+      fail(field, `${key}: "${clip(part)}" is not ${signed ? 'a (signed) ' : 'an '}integer`, 'INVALID_RRULE');
     const n = Number(part);
     const abs = Math.abs(n);
     if (abs < min || abs > max || (signed && n === 0)) {
-      fail(field, `${key}: ${part} is out of range (${signed ? `±${Math.max(min, 1)}` : min}..${signed ? '±' : ''}${max})`, 'INVALID_RRULE');
+      fail(
+        field,
+        `${key}: ${part} is out of range (${signed ? `±${Math.max(min, 1)}` : min}..${signed ? '±' : ''}${max})`,
+        'INVALID_RRULE',
+      );
     }
     if (!out.includes(n)) out.push(n);
   }
@@ -100,7 +120,8 @@ export function parseRecur(field: string, text: string): RecurRule {
   const freqText = seen.get('FREQ');
   if (freqText === undefined) fail(field, 'FREQ is required', 'INVALID_RRULE');
   const freq = freqText.toUpperCase() as Freq;
-  if (!FREQS.includes(freq)) fail(field, `FREQ=${clip(freqText, 20)} is not one of ${FREQS.join(', ')}`, 'INVALID_RRULE');
+  if (!FREQS.includes(freq))
+    fail(field, `FREQ=${clip(freqText, 20)} is not one of ${FREQS.join(', ')}`, 'INVALID_RRULE');
   const rule: RecurRule = { freq, interval: 1, wkst: 1 };
   for (const [key, value] of seen) {
     switch (key) {
@@ -125,7 +146,8 @@ export function parseRecur(field: string, text: string): RecurRule {
         rule.until = parseIcsDateTime(field, `UNTIL=${value}`, value, undefined);
         break;
       case 'BYSECOND':
-        if (value.split(',').includes('60')) fail(field, 'BYSECOND=60 (leap second) is not supported', 'UNSUPPORTED_RRULE');
+        if (value.split(',').includes('60'))
+          fail(field, 'BYSECOND=60 (leap second) is not supported', 'UNSUPPORTED_RRULE');
         rule.bysecond = intList(field, key, value, 0, 59, false);
         break;
       case 'BYMINUTE':
@@ -176,33 +198,60 @@ export function parseRecur(field: string, text: string): RecurRule {
   const f = rule.freq;
   if (rule.byday?.some((d) => d.n !== 0)) {
     if (f !== 'MONTHLY' && f !== 'YEARLY') {
-      fail(field, `BYDAY with an ordinal (e.g. 1MO) is only valid with FREQ=MONTHLY or YEARLY, not ${f}`, 'INVALID_RRULE');
+      fail(
+        field,
+        `BYDAY with an ordinal (e.g. 1MO) is only valid with FREQ=MONTHLY or YEARLY, not ${f}`,
+        'INVALID_RRULE',
+      );
     }
     if (f === 'YEARLY' && rule.byweekno) {
       fail(field, 'BYDAY with an ordinal must not be combined with BYWEEKNO', 'INVALID_RRULE');
     }
   }
-  if (rule.bymonthday && f === 'WEEKLY') fail(field, 'BYMONTHDAY is not valid with FREQ=WEEKLY', 'INVALID_RRULE');
+  if (rule.bymonthday && f === 'WEEKLY')
+    fail(field, 'BYMONTHDAY is not valid with FREQ=WEEKLY', 'INVALID_RRULE');
   if (rule.byyearday && (f === 'DAILY' || f === 'WEEKLY' || f === 'MONTHLY')) {
     fail(field, `BYYEARDAY is not valid with FREQ=${f}`, 'INVALID_RRULE');
   }
-  if (rule.byweekno && f !== 'YEARLY') fail(field, `BYWEEKNO is only valid with FREQ=YEARLY`, 'INVALID_RRULE');
+  if (rule.byweekno && f !== 'YEARLY')
+    fail(field, `BYWEEKNO is only valid with FREQ=YEARLY`, 'INVALID_RRULE');
   if (rule.bysetpos) {
     const other =
-      rule.bysecond || rule.byminute || rule.byhour || rule.byday || rule.bymonthday || rule.byyearday || rule.byweekno || rule.bymonth;
+      rule.bysecond ||
+      rule.byminute ||
+      rule.byhour ||
+      rule.byday ||
+      rule.bymonthday ||
+      rule.byyearday ||
+      rule.byweekno ||
+      rule.bymonth;
     if (!other) fail(field, 'BYSETPOS needs another BYxxx rule part', 'INVALID_RRULE');
   }
   return rule;
 }
 
 /** `20250101T090000`, `20250101T090000Z`, `20250101` (and ISO extended forms). */
-export function parseIcsDateTime(field: string, label: string, value: string, tzid: string | undefined): DateValue {
+export function parseIcsDateTime(
+  field: string,
+  label: string,
+  value: string,
+  tzid: string | undefined,
+): DateValue {
   const v = value.trim();
   const basic = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/i.exec(v);
   let parsed: ParsedDateTime;
   if (basic) {
     const [, y, mo, d, h, mi, s, z] = basic;
-    checkRanges(field, label, Number(y), Number(mo), Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0));
+    checkRanges(
+      field,
+      label,
+      Number(y),
+      Number(mo),
+      Number(d),
+      Number(h ?? 0),
+      Number(mi ?? 0),
+      Number(s ?? 0),
+    );
     parsed = {
       wall: Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0)),
       dateOnly: h === undefined,
@@ -212,7 +261,11 @@ export function parseIcsDateTime(field: string, label: string, value: string, tz
     try {
       parsed = parseDateTime(field, v);
     } catch {
-      fail(field, `${clip(label)}: "${clip(v)}" is not an iCalendar date-time (e.g. 20260905T140000 or …Z)`, 'INVALID_RRULE');
+      fail(
+        field,
+        `${clip(label)}: "${clip(v)}" is not an iCalendar date-time (e.g. 20260905T140000 or …Z)`,
+        'INVALID_RRULE',
+      );
     }
   }
   if (parsed.offsetMs !== undefined) {
@@ -245,7 +298,8 @@ export function splitLines(text: string): string[] {
   for (const line of unfolded.split('\n')) {
     const t = line.trim();
     if (t === '') continue;
-    for (const piece of t.split(/\s+(?=(?:DTSTART|RRULE|RDATE|EXDATE|EXRULE)[;:])/i)) lines.push(piece.trim());
+    for (const piece of t.split(/\s+(?=(?:DTSTART|RRULE|RDATE|EXDATE|EXRULE)[;:])/i))
+      lines.push(piece.trim());
   }
   return lines;
 }
@@ -254,7 +308,8 @@ export function parseBlock(field: string, text: string): IcsBlock {
   const block: IcsBlock = { rdates: [], exdates: [] };
   for (const line of splitLines(text)) {
     const colon = line.indexOf(':');
-    if (colon <= 0) fail(field, `"${clip(line)}" is not an iCalendar content line (NAME[;PARAM=…]:VALUE)`, 'INVALID_RRULE');
+    if (colon <= 0)
+      fail(field, `"${clip(line)}" is not an iCalendar content line (NAME[;PARAM=…]:VALUE)`, 'INVALID_RRULE');
     const head = line.slice(0, colon);
     const value = line.slice(colon + 1);
     const [nameRaw, ...paramParts] = head.split(';');
@@ -263,18 +318,30 @@ export function parseBlock(field: string, text: string): IcsBlock {
     for (const p of paramParts) {
       const eq = p.indexOf('=');
       if (eq <= 0) fail(field, `${name}: bad parameter "${clip(p)}"`, 'INVALID_RRULE');
-      params.set(p.slice(0, eq).trim().toUpperCase(), p.slice(eq + 1).trim().replace(/^"|"$/g, ''));
+      params.set(
+        p.slice(0, eq).trim().toUpperCase(),
+        p
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"|"$/g, ''),
+      );
     }
     if (!PROPS.includes(name)) fail(field, `unknown property "${clip(name, 20)}"`, 'INVALID_RRULE');
-    if (name === 'EXRULE') fail(field, 'EXRULE is deprecated by RFC 5545 and not supported; use EXDATE', 'UNSUPPORTED_RRULE');
+    if (name === 'EXRULE')
+      fail(field, 'EXRULE is deprecated by RFC 5545 and not supported; use EXDATE', 'UNSUPPORTED_RRULE');
     if (name === 'DTEND' || name === 'DURATION') continue; // event length: irrelevant to when it starts
     const tzid = params.get('TZID');
     const valueType = params.get('VALUE')?.toUpperCase();
     for (const k of params.keys()) {
-      if (k !== 'TZID' && k !== 'VALUE') fail(field, `${name}: parameter ${clip(k, 20)} is not supported`, 'UNSUPPORTED_RRULE');
+      if (k !== 'TZID' && k !== 'VALUE')
+        fail(field, `${name}: parameter ${clip(k, 20)} is not supported`, 'UNSUPPORTED_RRULE');
     }
     if (valueType !== undefined && valueType !== 'DATE' && valueType !== 'DATE-TIME') {
-      fail(field, `${name}: VALUE=${clip(valueType, 20)} is not supported (DATE or DATE-TIME)`, 'UNSUPPORTED_RRULE');
+      fail(
+        field,
+        `${name}: VALUE=${clip(valueType, 20)} is not supported (DATE or DATE-TIME)`,
+        'UNSUPPORTED_RRULE',
+      );
     }
     switch (name) {
       case 'DTSTART': {
@@ -285,7 +352,8 @@ export function parseBlock(field: string, text: string): IcsBlock {
       }
       case 'RRULE':
         if (block.rrule) fail(field, 'only one RRULE per block is supported', 'UNSUPPORTED_RRULE');
-        if (tzid !== undefined || valueType !== undefined) fail(field, 'RRULE takes no parameters', 'INVALID_RRULE');
+        if (tzid !== undefined || valueType !== undefined)
+          fail(field, 'RRULE takes no parameters', 'INVALID_RRULE');
         block.rrule = parseRecur(field, value);
         break;
       case 'RDATE':
@@ -304,4 +372,3 @@ export function parseBlock(field: string, text: string): IcsBlock {
   }
   return block;
 }
-

@@ -3,11 +3,9 @@ import { DateTime } from 'luxon';
 import { CronMatcher, parseCron } from './cron.js';
 import { parseDuration } from './duration.js';
 import { fail } from './errors.js';
-import { DAY, HOUR, parseDateTime, parseInstant, SECOND } from './floating.js';
+import { DAY, HOUR, parseDateTime, SECOND } from './floating.js';
 import type { Nominal, NominalSource } from './source.js';
 import type { Zone } from './zone.js';
-
-const NONE: Iterator<Nominal> = { next: () => ({ done: true, value: undefined }) };
 
 /** a finite, instant-ordered list of nominal occurrences */
 export function listSource(items: Nominal[]): NominalSource {
@@ -30,14 +28,22 @@ export function absolute(zone: Zone, instant: number, label?: string): Nominal {
 }
 
 /** `at` as local wall clock in `zone` (needs `timezone`) or an absolute instant */
-export function parseAt(field: string, text: string, zone: Zone | undefined): { wall: number; instant?: number } {
+export function parseAt(
+  field: string,
+  text: string,
+  zone: Zone | undefined,
+): { wall: number; instant?: number } {
   const p = parseDateTime(field, text);
   if (p.offsetMs !== undefined) {
     const instant = p.wall - p.offsetMs;
     return { wall: zone ? instant + zone.offsetAt(instant) : instant, instant };
   }
   if (!zone) {
-    fail(field.replace(/\.at$/, '.timezone'), `"${text}" is a local time: a timezone is required (or give "at" with Z / an offset)`, 'TIMEZONE_REQUIRED');
+    fail(
+      field.replace(/\.at$/, '.timezone'),
+      `"${text}" is a local time: a timezone is required (or give "at" with Z / an offset)`,
+      'TIMEZONE_REQUIRED',
+    );
   }
   return { wall: p.wall };
 }
@@ -72,12 +78,11 @@ export function intervalSource(everyMs: number, anchor: number, zone: Zone): Nom
   };
 }
 
-export function fixedDelaySource(everyMs: number, first: number, zone: Zone): NominalSource {
-  return listSource([absolute(zone, first)]);
-  void everyMs;
-}
-
-export function cronSource(field: string, expression: string, begin: number): NominalSource & { matcher: CronMatcher } {
+export function cronSource(
+  field: string,
+  expression: string,
+  begin: number,
+): NominalSource & { matcher: CronMatcher } {
   const spec = parseCron(field, expression);
   const matcher = new CronMatcher(spec);
   if (matcher.next(begin) === undefined) {
@@ -116,10 +121,17 @@ export function deadlineSource(
   const a = parseAt(`${field}.at`, at, zone);
   const deadlineInstant = a.instant ?? resolve(a.wall);
   const items: Nominal[] = [
-    a.instant === undefined ? { wall: a.wall, label: 'deadline' } : { wall: a.wall, instant: a.instant, label: 'deadline' },
+    a.instant === undefined
+      ? { wall: a.wall, label: 'deadline' }
+      : { wall: a.wall, instant: a.instant, label: 'deadline' },
   ];
   if (deadlineInstant === undefined) {
-    if (reminders.length > 0) fail(`${field}.at`, 'the deadline is skipped by the DST policy, so reminders have no anchor', 'INVALID_DATETIME');
+    if (reminders.length > 0)
+      fail(
+        `${field}.at`,
+        'the deadline is skipped by the DST policy, so reminders have no anchor',
+        'INVALID_DATETIME',
+      );
     return listSource([]);
   }
   const seen = new Set<number>([deadlineInstant]);
@@ -129,11 +141,14 @@ export function deadlineSource(
     const instant = DateTime.fromMillis(deadlineInstant, { zone: zone?.name ?? 'utc' })
       .minus(d.duration)
       .toMillis();
-    if (seen.has(instant)) fail(`${field}.reminders.${i}`, `reminder ${r} falls on the same instant as another`, 'INVALID_DURATION');
+    if (seen.has(instant))
+      fail(
+        `${field}.reminders.${i}`,
+        `reminder ${r} falls on the same instant as another`,
+        'INVALID_DURATION',
+      );
     seen.add(instant);
     items.push(absolute(calZone, instant, `reminder:${r}`));
   });
   return listSource(items);
 }
-
-export { NONE, parseInstant };

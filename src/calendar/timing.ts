@@ -7,7 +7,11 @@
 import { z } from 'zod';
 import { CalendarError } from './errors.js';
 
-const zoneId = z.string().min(1).max(64).describe('IANA time zone id, e.g. Europe/Riga (never a fixed offset)');
+const zoneId = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe('IANA time zone id, e.g. Europe/Riga (never a fixed offset)');
 const dateTime = z
   .string()
   .min(10)
@@ -66,7 +70,11 @@ export const DeadlineTiming = z
     kind: z.literal('DEADLINE'),
     at: dateTime,
     timezone: zoneId.optional(),
-    reminders: z.array(duration).max(32).optional().describe('durations before `at`, each its own occurrence'),
+    reminders: z
+      .array(duration)
+      .max(32)
+      .optional()
+      .describe('durations before `at`, each its own occurrence'),
   })
   .strict();
 
@@ -88,7 +96,9 @@ const hhmm = z.string().regex(/^\d{2}:\d{2}$/, 'expected HH:mm');
 
 export const CalendarWindow = z
   .object({
-    timezone: zoneId.optional().describe("zone of the window; default: the timing's zone, else options.timezone"),
+    timezone: zoneId
+      .optional()
+      .describe("zone of the window; default: the timing's zone, else options.timezone"),
     days: z.array(Weekday).min(1).max(7).optional().describe('days the window opens; default every day'),
     from: hhmm.describe('opening time, HH:mm (inclusive)'),
     to: hhmm.describe('closing time, HH:mm (exclusive); earlier than `from` means overnight; 24:00 allowed'),
@@ -116,7 +126,9 @@ export const CalendarOptions = z
     starts_at: instant.optional(),
     ends_at: instant.optional(),
     max_count: z.number().int().min(1).max(1_000_000_000).optional(),
-    jitter: duration.optional().describe('maximum deterministic delay added to each slot (technical jobs only)'),
+    jitter: duration
+      .optional()
+      .describe('maximum deterministic delay added to each slot (technical jobs only)'),
     dst: DstOptions.optional(),
   })
   .strict();

@@ -22,7 +22,8 @@ export class Window {
   ) {
     const hm = (f: string, text: string, allow24: boolean): number => {
       const [h, m] = text.split(':').map(Number) as [number, number];
-      if (h > 24 || m > 59 || (h === 24 && (m !== 0 || !allow24))) fail(`${field}.${f}`, `"${text}" is not a time of day`, 'INVALID_WINDOW');
+      if (h > 24 || m > 59 || (h === 24 && (m !== 0 || !allow24)))
+        fail(`${field}.${f}`, `"${text}" is not a time of day`, 'INVALID_WINDOW');
       return (h * 60 + m) * MINUTE;
     };
     this.from = hm('from', spec.from, false);
@@ -41,7 +42,10 @@ export class Window {
     const tod = wall - day;
     if (this.from < this.to) return this.days[isoWeekday(day)]! && tod >= this.from && tod < this.to;
     // overnight window: opens on a listed day at `from`, closes next day at `to`
-    return (this.days[isoWeekday(day)]! && tod >= this.from) || (this.days[isoWeekday(day - DAY)]! && tod < this.to);
+    return (
+      (this.days[isoWeekday(day)]! && tod >= this.from) ||
+      (this.days[isoWeekday(day - DAY)]! && tod < this.to)
+    );
   }
 
   /** the first opening instant ≥ instant */

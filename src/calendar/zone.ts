@@ -1,12 +1,12 @@
 /**
  * IANA zones: validation and a fast, memoised `offsetAt(instant)`.
  *
- * luxon's `IANAZone#offset` goes through `Intl.DateTimeFormat` (~1 µs a call). The calendar asks
- * for offsets many times per slot, so each zone keeps a cache of verified constant-offset
- * segments (found by probing one day apart and bisecting to the second at a change). The cache is
- * deterministic memoisation: the same inputs always give the same outputs, so it is safe inside
- * Temporal workflow code. Assumption (true of every tzdb zone since 1900): two offset changes are
- * never less than one day apart.
+ * Offsets come from `Intl.DateTimeFormat` (the same tz database luxon uses, ~1 µs a call). The
+ * calendar asks for offsets many times per slot, so each zone keeps a per-UTC-year table of its
+ * offset changes (probed every two days, bisected to the second). The tables are deterministic
+ * memoisation: the same inputs always give the same outputs, so it is safe inside Temporal
+ * workflow code. Assumption (true of every tzdb zone since 1900): two offset changes are never
+ * less than two days apart, so probing every two days cannot miss a change and its undo.
  */
 import { IANAZone } from 'luxon';
 import { fail } from './errors.js';
@@ -21,7 +21,10 @@ const FIXED_OFFSET_NAMES = new Set(['EST', 'MST', 'HST']);
  * Fixed offsets (`+02:00`, `UTC+2`, `Etc/GMT-2`, `EST`) are rejected: they do not follow a
  * place's DST rules, which is almost always a bug in a schedule.
  */
+const validZones = new Set<string>();
+
 export function checkZone(field: string, name: unknown): string {
+  if (typeof name === 'string' && validZones.has(name)) return name;
   if (typeof name !== 'string' || name.trim() === '') {
     fail(field, 'a time zone (IANA id such as Europe/Riga) is required', 'TIMEZONE_REQUIRED');
   }
@@ -33,104 +36,60 @@ export function checkZone(field: string, name: unknown): string {
     );
   }
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name) || !IANAZone.isValidZone(name)) {
-    fail(field, `unknown time zone "${clip(name)}" (expected an IANA id such as Europe/Riga)`, 'UNKNOWN_ZONE');
+    fail(
+      field,
+      `unknown time zone "${clip(name)}" (expected an IANA id such as Europe/Riga)`,
+      'UNKNOWN_ZONE',
+    );
   }
+  if (validZones.size < 1024) validZones.add(name);
   return name;
 }
 
-interface Segment {
-  start: number; // inclusive
-  end: number; // exclusive
-  offset: number; // ms
-  /** the instant `start` is a real offset change (not just the edge of what was probed) */
-  startIsChange: boolean;
+interface YearTable {
+  start: number; // instant of Jan 1 00:00 UTC
+  end: number; // instant of next Jan 1 00:00 UTC
+  offset0: number; // offset (ms) at `start`
+  changes: Array<{ at: number; offset: number }>; // offset changes within [start, end), ascending
 }
 
-const PROBE_DAYS = 16;
+const STEP = 2 * DAY;
+const PARTS_RE = /(\d+)\/(\d+)\/(\d+),? (\d+):(\d+):(\d+)/;
 
 export class Zone {
   readonly name: string;
-  private readonly luxon: IANAZone;
-  private segments: Segment[] = [];
-  private last: Segment | undefined;
+  private readonly dtf: Intl.DateTimeFormat;
+  private readonly years = new Map<number, YearTable>();
+  private last: YearTable | undefined;
 
   constructor(name: string) {
     this.name = name;
-    this.luxon = IANAZone.create(name);
+    this.dtf = new Intl.DateTimeFormat('en-US', {
+      timeZone: name,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
   }
 
+  /** offset in ms at an instant, straight from Intl (~1 µs) */
   private raw(instant: number): number {
-    // luxon truncates to the second; offsets are whole minutes (or seconds, for LMT)
-    return Math.round(this.luxon.offset(instant) * MINUTE);
-  }
-
-  /** UTC offset in ms in effect at `instant`. */
-  offsetAt(instant: number): number {
-    return this.segmentAt(instant).offset;
-  }
-
-  /** The constant-offset segment containing `instant`. */
-  segmentAt(instant: number): Segment {
-    const l = this.last;
-    if (l !== undefined && instant >= l.start && instant < l.end) return l;
-    const segs = this.segments;
-    let lo = 0;
-    let hi = segs.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const s = segs[mid]!;
-      if (instant < s.start) hi = mid - 1;
-      else if (instant >= s.end) lo = mid + 1;
-      else {
-        this.last = s;
-        return s;
-      }
-    }
-    const seg = this.build(instant);
-    if (segs.length > 4096) this.segments = [];
-    this.insert(seg);
-    this.last = seg;
-    return seg;
-  }
-
-  private insert(seg: Segment): void {
-    const segs = this.segments;
-    // keep sorted and non-overlapping: trim the new segment against neighbours
-    let i = 0;
-    while (i < segs.length && segs[i]!.start < seg.start) i++;
-    const prev = segs[i - 1];
-    if (prev !== undefined && prev.end > seg.start) seg.start = prev.end;
-    const next = segs[i];
-    if (next !== undefined && next.start < seg.end) seg.end = next.start;
-    if (seg.end > seg.start) segs.splice(i, 0, seg);
-  }
-
-  private build(instant: number): Segment {
     const t = Math.floor(instant / SECOND) * SECOND;
-    const off = this.raw(t);
-    let end = t + PROBE_DAYS * DAY;
-    for (let i = 1; i <= PROBE_DAYS; i++) {
-      const p = t + i * DAY;
-      if (this.raw(p) !== off) {
-        end = this.bisect(p - DAY, p, off);
-        break;
-      }
-    }
-    let start = t - PROBE_DAYS * DAY;
-    let startIsChange = false;
-    for (let i = 1; i <= PROBE_DAYS; i++) {
-      const p = t - i * DAY;
-      if (this.raw(p) !== off) {
-        start = this.bisect(p, p + DAY, this.raw(p));
-        startIsChange = true;
-        break;
-      }
-    }
-    if (instant < start || instant >= end) {
-      // sub-second instant exactly at a change: fall back to a one-second segment
-      return { start: t, end: t + SECOND, offset: off, startIsChange: false };
-    }
-    return { start, end, offset: off, startIsChange };
+    const m = PARTS_RE.exec(this.dtf.format(t));
+    if (!m) return Math.round(IANAZone.create(this.name).offset(t) * MINUTE);
+    const wall = Date.UTC(
+      Number(m[3]),
+      Number(m[1]) - 1,
+      Number(m[2]),
+      Number(m[4]) % 24,
+      Number(m[5]),
+      Number(m[6]),
+    );
+    return wall - t;
   }
 
   /** first whole second in (lo, hi] whose offset differs from `offLo` (offset at lo). */
@@ -145,16 +104,66 @@ export class Zone {
     return b;
   }
 
-  /**
-   * The offset change nearest to but not after `instant`'s segment end when `instant` lies just
-   * before a change: returns `{ at, before, after }` for the change at the end of the segment
-   * containing `instant`, if that end is a real change.
-   */
+  /** all offset changes of a UTC year, probed every two days and bisected to the second */
+  private table(year: number): YearTable {
+    let t = this.years.get(year);
+    if (t !== undefined) return t;
+    const start = Date.UTC(year, 0, 1);
+    const end = Date.UTC(year + 1, 0, 1);
+    const offset0 = this.raw(start);
+    const changes: YearTable['changes'] = [];
+    let prevT = start;
+    let prevO = offset0;
+    for (let p = start + STEP; ; p += STEP) {
+      const at = Math.min(p, end);
+      const o = this.raw(at);
+      if (o !== prevO) {
+        const c = this.bisect(prevT, at, prevO);
+        if (c < end) changes.push({ at: c, offset: this.raw(c) });
+        prevO = o;
+      }
+      prevT = at;
+      if (at >= end) break;
+    }
+    t = { start, end, offset0, changes };
+    if (this.years.size > 400) this.years.clear();
+    this.years.set(year, t);
+    return t;
+  }
+
+  private tableAt(instant: number): YearTable {
+    const l = this.last;
+    if (l !== undefined && instant >= l.start && instant < l.end) return l;
+    let year = 1970 + Math.floor(instant / 31_556_952_000);
+    if (instant < Date.UTC(year, 0, 1)) year--;
+    else if (instant >= Date.UTC(year + 1, 0, 1)) year++;
+    const t = this.table(year);
+    this.last = t;
+    return t;
+  }
+
+  /** UTC offset in ms in effect at `instant`. */
+  offsetAt(instant: number): number {
+    const t = this.tableAt(instant);
+    let o = t.offset0;
+    for (const c of t.changes) {
+      if (c.at > instant) break;
+      o = c.offset;
+    }
+    return o;
+  }
+
+  /** the first offset change after `instant` (looks at most two years ahead) */
   changeAfter(instant: number): { at: number; before: number; after: number } | undefined {
-    const seg = this.segmentAt(instant);
-    const next = this.segmentAt(seg.end);
-    if (next.offset === seg.offset) return undefined;
-    return { at: seg.end, before: seg.offset, after: next.offset };
+    let t = this.tableAt(instant);
+    const before = this.offsetAt(instant);
+    for (let i = 0; i < 3; i++) {
+      for (const c of t.changes) if (c.at > instant) return { at: c.at, before, after: c.offset };
+      const next = this.table(new Date(t.end).getUTCFullYear());
+      if (next.offset0 !== before) return { at: next.start, before, after: next.offset0 };
+      t = next;
+    }
+    return undefined;
   }
 }
 

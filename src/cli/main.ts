@@ -34,7 +34,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const invoked = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+const invoked =
+  process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
 if (invoked) {
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;

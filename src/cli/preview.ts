@@ -51,16 +51,31 @@ export function runPreview(opts: PreviewOptions, now: Date): { items: PreviewIte
     throw new UsageError('--count', `"${opts.count}" must be an integer between 1 and 10000`);
   }
   const from = opts.from ?? now.toISOString();
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(from) ||
+    Number.isNaN(Date.parse(from))
+  ) {
+    throw new UsageError(
+      '--from',
+      `"${from}" must be an ISO 8601 instant with Z or an offset (e.g. 2026-09-05T11:00:00Z)`,
+    );
+  }
   let timing: unknown;
   if (opts.rule !== undefined && opts.timing !== undefined) {
     throw new UsageError('--timing', 'give either --rule or --timing, not both');
   }
   if (opts.rule !== undefined) {
-    if (opts.timezone === undefined) throw new UsageError('--timezone', 'is required with --rule (an IANA zone such as Europe/Riga)');
+    if (opts.timezone === undefined)
+      throw new UsageError('--timezone', 'is required with --rule (an IANA zone such as Europe/Riga)');
     timing = { kind: 'RECURRENCE', rule: opts.rule, timezone: opts.timezone };
   } else if (opts.timing !== undefined) {
     timing = parseJson('--timing', opts.timing);
-    if (opts.timezone !== undefined && timing !== null && typeof timing === 'object' && !('timezone' in timing)) {
+    if (
+      opts.timezone !== undefined &&
+      timing !== null &&
+      typeof timing === 'object' &&
+      !('timezone' in timing)
+    ) {
       const kind = (timing as { kind?: unknown }).kind;
       if (kind === 'ONE_TIME' || kind === 'RECURRENCE' || kind === 'CRON' || kind === 'DEADLINE') {
         timing = { ...timing, timezone: opts.timezone };
@@ -87,7 +102,12 @@ export function runPreview(opts: PreviewOptions, now: Date): { items: PreviewIte
   return { items, timezone: calendar.timezone };
 }
 
-const MARKS: Record<string, string> = { DST_GAP: 'DST-moved', DST_FOLD: 'DST-fold', WINDOW_DEFER: 'deferred', JITTER: 'jitter' };
+const MARKS: Record<string, string> = {
+  DST_GAP: 'DST-moved',
+  DST_FOLD: 'DST-fold',
+  WINDOW_DEFER: 'deferred',
+  JITTER: 'jitter',
+};
 
 export function formatTable(items: PreviewItem[], timezone: string): string {
   if (items.length === 0) return '(no occurrences)';
@@ -95,12 +115,22 @@ export function formatTable(items: PreviewItem[], timezone: string): string {
     String(i + 1),
     it.at,
     it.local,
-    [it.label, ...(it.adjustments ?? []).map((a) => `${MARKS[a.kind]}: ${a.note}`)].filter(Boolean).join('; '),
+    [it.label, ...(it.adjustments ?? []).map((a) => `${MARKS[a.kind]}: ${a.note}`)]
+      .filter(Boolean)
+      .join('; '),
   ]);
   const head = ['#', 'at (UTC)', `local (${timezone})`, 'notes'];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  const line = (cells: string[]) => cells.map((cell, c) => (c === 3 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd();
-  return [line(head), line(widths.map((w, c) => (c === 3 ? '-----' : '-'.repeat(w)))), ...rows.map(line)].join('\n');
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => (c === 3 ? cell : cell.padEnd(widths[c]!)))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(head),
+    line(widths.map((w, c) => (c === 3 ? '-----' : '-'.repeat(w)))),
+    ...rows.map(line),
+  ].join('\n');
 }
 
 export function registerPreview(program: Command): Command {
@@ -109,15 +139,23 @@ export function registerPreview(program: Command): Command {
     .description('print the next occurrences of a timing (no server needed)')
     .option('--rule <rule>', 'RRULE body (FREQ=…) or RFC 5545 block (DTSTART;TZID=…, RRULE, RDATE, EXDATE)')
     .option('--timezone <zone>', 'IANA time zone for --rule (e.g. Europe/Riga)')
-    .option('--timing <json>', 'timing JSON of any kind, e.g. {"kind":"CRON","expression":"0 9 * * 1-5","timezone":"Europe/Riga"}')
-    .option('--options <json>', 'calendar options JSON (window, exclusions, starts_at, ends_at, max_count, jitter, dst)')
+    .option(
+      '--timing <json>',
+      'timing JSON of any kind, e.g. {"kind":"CRON","expression":"0 9 * * 1-5","timezone":"Europe/Riga"}',
+    )
+    .option(
+      '--options <json>',
+      'calendar options JSON (window, exclusions, starts_at, ends_at, max_count, jitter, dst)',
+    )
     .option('--from <instant>', 'ISO 8601 instant; occurrences strictly after it (default: now)')
     .option('--count <n>', 'number of occurrences', '10')
     .option('--schedule-id <id>', 'schedule id (seeds deterministic jitter)')
     .option('--json', 'print a JSON array of {at, local, …}')
     .action((opts: PreviewOptions) => {
       const { items, timezone } = runPreview(opts, new Date());
-      process.stdout.write(opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatTable(items, timezone)}\n`);
+      process.stdout.write(
+        opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatTable(items, timezone)}\n`,
+      );
     });
 }
 

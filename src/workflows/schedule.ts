@@ -165,13 +165,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   let handoffsInFlight = 0;
   let failedPermanently = false;
   /** ONE_TIME, DELAY and DEADLINE end when their occurrences have run; they end FAILED if one failed. */
-  const isFinite = () => ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(s.spec.timing.kind);
+  const endsAfterItsSlots = () => ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(s.spec.timing.kind);
   const isFixedDelay = () => s.spec.timing.kind === 'INTERVAL' && s.spec.timing.mode === 'FIXED_DELAY';
   /**
    * Overlap and FIXED_DELAY need to know when a started JOB finishes, and a finite schedule ends with its
    * jobs' outcome (COMPLETED, or FAILED when one failed); a recurring ALLOW schedule needs none.
    */
-  const watchesCompletion = () => s.spec.overlap !== 'ALLOW' || isFixedDelay() || isFinite();
+  const watchesCompletion = () => s.spec.overlap !== 'ALLOW' || isFixedDelay() || endsAfterItsSlots();
 
   // ---------------------------------------------------------------- views
   const nextRuns = (): NextRun[] =>
@@ -322,7 +322,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
               .then(({ status, reason }) => {
                 finish(occ, status, reason);
                 if (status === 'FAILED') s.counters.failed += 1;
-                if (status === 'FAILED' && isFinite()) failedPermanently = true;
+                if (status === 'FAILED' && endsAfterItsSlots()) failedPermanently = true;
                 s.running = s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
                 wake = true;
               });
@@ -343,7 +343,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
         finish(occ, 'FAILED', `handoff failed: ${(cause as Error).message}`);
         s.counters.failed += 1;
-        if (isFinite()) failedPermanently = true;
+        if (endsAfterItsSlots()) failedPermanently = true;
       } finally {
         handoffsInFlight -= 1;
         wake = true;
