@@ -1,0 +1,120 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities } from '../../src/activities/index.js';
+import { SchedulerClient } from '../../src/api/client.js';
+import type { DevServer } from '../../src/runtime/dev-server.js';
+import { registerSearchAttributes } from '../../src/runtime/namespace.js';
+import { workflowsPath } from '../../src/worker.js';
+import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import { NextRunAtKey, ScheduleStatusKey } from '../../src/workflows/search-attributes.js';
+import { startTestDevServer, tempDir } from '../helpers/servers.js';
+
+const jobWorkflows = fileURLToPath(new URL('../fixtures/jobs.ts', import.meta.url));
+
+async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+// Visibility (search attributes, list filters, the Web UI's current details) needs the real server.
+describe('schedules in Temporal visibility and the Web UI (dev server)', () => {
+  let server: DevServer;
+  let connection: Connection;
+  let nativeConnection: NativeConnection;
+  let client: Client;
+  let workers: Promise<void>;
+  let shutdown: () => void;
+
+  beforeAll(async () => {
+    server = await startTestDevServer(join(tempDir('visibility'), 'temporal.db'));
+    connection = await Connection.connect({ address: server.address });
+    await registerSearchAttributes(connection, 'default');
+    client = new Client({ connection });
+    nativeConnection = await NativeConnection.connect({ address: server.address });
+    const scheduler = await Worker.create({
+      connection: nativeConnection,
+      taskQueue: 'scheduler',
+      workflowsPath,
+      activities: createActivities({ client }),
+    });
+    const jobs = await Worker.create({
+      connection: nativeConnection,
+      taskQueue: 'jobs',
+      workflowsPath: jobWorkflows,
+      activities: { jobStarted: async () => {}, jobFinished: async () => {} },
+    });
+    workers = Promise.all([scheduler.run(), jobs.run()]).then(() => undefined);
+    shutdown = () => {
+      scheduler.shutdown();
+      jobs.shutdown();
+    };
+  });
+  afterAll(async () => {
+    shutdown?.();
+    await workers;
+    await nativeConnection?.close();
+    await connection?.close();
+    await server?.kill();
+  });
+
+  const sdkFor = (tenant: string) =>
+    new SchedulerClient({
+      client,
+      taskQueue: 'scheduler',
+      jobTaskQueue: 'jobs',
+      principal: { tenant_id: tenant, owner_ref: 'ops' },
+    });
+
+  it('lists a tenant its own schedules only, filters by status, and shows the next run', async () => {
+    const acme = sdkFor('acme');
+    const globex = sdkFor('globex');
+    const spec = {
+      target: { type: 'JOB' as const, job_type: 'recordedJob' },
+      timing: { kind: 'INTERVAL' as const, every: 'PT1H' },
+    };
+    await acme.create({ schedule_id: 'a1', ...spec });
+    await acme.create({ schedule_id: 'a2', ...spec });
+    await globex.create({ schedule_id: 'a1', ...spec }); // same ID, other tenant: a different schedule
+    await acme.pause('a2', 'quiet hours');
+
+    const acmeAll = await eventually(
+      () => acme.list(),
+      (l) => l.length === 2,
+    );
+    expect(acmeAll.map((s) => s.schedule_id).sort()).toEqual(['a1', 'a2']);
+    expect(acmeAll.every((s) => s.tenant_id === 'acme')).toBe(true);
+    const paused = await eventually(
+      () => acme.list({ status: 'PAUSED' }),
+      (l) => l.length === 1,
+    );
+    expect(paused.map((s) => s.schedule_id)).toEqual(['a2']);
+    expect((await globex.list()).map((s) => `${s.tenant_id}/${s.schedule_id}`)).toEqual(['globex/a1']);
+    // A tenant cannot reach another tenant's schedule by its ID.
+    await expect(globex.describe('a2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+    const handle = client.workflow.getHandle(scheduleWorkflowId('acme', 'a1'));
+    const description = await handle.describe();
+    const nextRunAt = description.typedSearchAttributes.get(NextRunAtKey);
+    expect(nextRunAt?.toISOString()).toBe((await acme.get('a1')).next_run_at);
+    expect(description.typedSearchAttributes.get(ScheduleStatusKey)).toBe('ACTIVE');
+    // What the Web UI shows as the schedule's summary and current details.
+    expect(await description.staticSummary()).toBe('Schedule a1 (INTERVAL → JOB)');
+    const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain(`next run: ${nextRunAt?.toISOString()}`);
+    expect(metadata.currentDetails).toContain('ACTIVE');
+
+    for (const [sdk, id] of [
+      [acme, 'a1'],
+      [acme, 'a2'],
+      [globex, 'a1'],
+    ] as const)
+      await sdk.cancel(id);
+  });
+});
