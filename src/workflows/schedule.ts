@@ -421,7 +421,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const fillBuffer = async () => {
     const now = Date.now();
     // FIXED_DELAY counts from the previous completion, so its next slot exists only once that is known.
-    if (isFixedDelay() && (activeCount() > 0 || s.queue.length > 0)) return;
+    // One slot at a time: the next is computed only once the buffered one fired and its job finished.
+    if (isFixedDelay() && (s.buffer.length > 0 || activeCount() > 0 || s.queue.length > 0)) return;
     while (!s.exhausted) {
       const last = s.buffer.at(-1);
       if (last && Date.parse(last.fireAt) > now) return;
@@ -429,7 +430,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       s.buffer.push(...batch.slots);
       s.cursor = batch.cursor;
       s.exhausted = batch.exhausted;
-      if (isFixedDelay()) return; // one slot at a time
+      if (isFixedDelay()) return;
       if (batch.slots.length === 0) return;
     }
   };

@@ -89,4 +89,25 @@ describe('overlap policies with a slow target (time-skipping server)', () => {
     expect(runs.slice(0, -1).every((r) => r.outcome === 'CANCELLED')).toBe(true);
     expect(runs.at(-1)!.outcome).toBeUndefined(); // still running when the schedule was cancelled (KEEP)
   });
+
+  it('FIXED_DELAY: the next slot counts from the completion of the previous job', async () => {
+    const sdk = h.sdk('t-fixed-delay');
+    await sdk.create({
+      schedule_id: 'fixed-delay',
+      target: { type: 'JOB', job_type: 'recordedJob', payload: { sleep_ms: 150_000 } },
+      timing: { kind: 'INTERVAL', every: 'PT1M', mode: 'FIXED_DELAY' },
+    });
+    await h.env.sleep(12 * MINUTE);
+    await sdk.pause('fixed-delay');
+    await h.env.sleep(5 * MINUTE); // let the last job finish before the schedule closes
+    await sdk.cancel('fixed-delay');
+    const runs = h.runs;
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    expect(overlapping(runs)).toBe(0);
+    // Each run starts one interval after the previous one finished (not on a fixed grid).
+    for (let i = 1; i < runs.length; i++) {
+      expect(runs[i]!.startedAt - runs[i - 1]!.finishedAt!).toBeGreaterThanOrEqual(MINUTE);
+      expect(runs[i]!.startedAt - runs[i - 1]!.finishedAt!).toBeLessThan(MINUTE + 5_000);
+    }
+  });
 });
