@@ -23,6 +23,7 @@ import {
   toNextRun,
 } from '../api/contracts.js';
 import type { CalendarCursor, Slot } from '../calendar/index.js';
+import { workflowNow, workflowNowIso } from './clock.js';
 import { jobOutcome, type OccurrenceEnvelope, startJob } from './handoff.js';
 import { canonicalInstant, idempotencyKey, occurrenceId } from './ids.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
@@ -132,10 +133,9 @@ type Command =
   | { kind: 'cancel'; request: CancelRequest; done: (r: ScheduleDescription) => void };
 
 const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
-const nowIso = () => new Date(Date.now()).toISOString();
 
 function initialState(input: ScheduleWorkflowInput): ScheduleState {
-  const createdAt = input.createdAt ?? nowIso();
+  const createdAt = input.createdAt ?? workflowNowIso();
   return {
     identity: input.identity,
     spec: input.spec,
@@ -288,14 +288,14 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
 
   const finish = (occ: Occurrence, status: Occurrence['status'], reason: string | null) => {
     occ.status = status;
-    occ.finished_at = nowIso();
+    occ.finished_at = workflowNowIso();
     if (reason) occ.reason = reason;
     s.lastCompletedAt = occ.finished_at;
   };
 
   const dispatch = (occ: Occurrence, late: boolean) => {
     occ.status = 'DISPATCHING';
-    occ.emitted_at = nowIso();
+    occ.emitted_at = workflowNowIso();
     s.lastRunAt = occ.emitted_at;
     s.counters.fired += 1;
     if (late) s.counters.caught_up += 1;
@@ -419,7 +419,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
 
   /** Keeps at least one future slot buffered (or all due ones), computing batches in a local activity. */
   const fillBuffer = async () => {
-    const now = Date.now();
+    const now = workflowNow();
     // FIXED_DELAY counts from the previous completion, so its next slot exists only once that is known.
     // One slot at a time: the next is computed only once the buffered one fired and its job finished.
     if (isFixedDelay() && (s.buffer.length > 0 || activeCount() > 0 || s.queue.length > 0)) return;
@@ -436,7 +436,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   };
 
   const decideDueSlots = () => {
-    const now = Date.now();
+    const now = workflowNow();
     const { due, later } = splitDue(s.buffer, now);
     if (due.length === 0) return;
     s.buffer = later;
@@ -471,7 +471,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         if (s.status === 'ACTIVE') {
           s.status = 'PAUSED';
           s.pauseNote = command.note;
-          s.updatedAt = nowIso();
+          s.updatedAt = workflowNowIso();
         }
         return;
       case 'resume':
@@ -479,7 +479,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
           s.status = 'ACTIVE';
           s.pauseNote = null;
-          s.updatedAt = nowIso();
+          s.updatedAt = workflowNowIso();
         }
         return;
       case 'edit': {
@@ -495,9 +495,9 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         }
         s.spec = request.spec;
         s.version += 1;
-        s.updatedAt = nowIso();
+        s.updatedAt = workflowNowIso();
         // Future runs only: what is already decided stays; the new definition starts after now.
-        const now = Date.now();
+        const now = workflowNow();
         if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
         s.buffer = [];
         s.cursor = null;
@@ -507,9 +507,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       }
       case 'trigger': {
         if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
-        const at = command.request.scheduled_for ? canonicalInstant(command.request.scheduled_for) : nowIso();
+        const at = command.request.scheduled_for
+          ? canonicalInstant(command.request.scheduled_for)
+          : workflowNowIso();
         const { occurrence } = emit({
-          slot: { scheduledFor: at, fireAt: nowIso(), local: at, adjustments: [] },
+          slot: { scheduledFor: at, fireAt: workflowNowIso(), local: at, adjustments: [] },
           trigger: 'MANUAL',
           late: false,
           reason: command.request.reason ?? 'triggered manually',
@@ -549,7 +551,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         if (!TERMINAL.has(s.status)) {
           s.status = 'CANCELLED';
           s.pauseNote = command.request.note ?? null;
-          s.updatedAt = nowIso();
+          s.updatedAt = workflowNowIso();
           s.buffer = [];
           s.pendingFires = [];
           for (const id of s.queue.splice(0)) {
@@ -654,7 +656,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         s.running.length === 0;
       if (finished) {
         s.status = failedPermanently ? 'FAILED' : 'COMPLETED';
-        s.updatedAt = nowIso();
+        s.updatedAt = workflowNowIso();
         break;
       }
     }
@@ -686,7 +688,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const next = s.status === 'ACTIVE' ? nextFireAt() : null;
     const woken = () => wake || commands.length > 0;
     if (next === null) await wf.condition(woken);
-    else await wf.condition(woken, Math.max(Date.parse(next) - Date.now(), 1));
+    else await wf.condition(woken, Math.max(Date.parse(next) - workflowNow(), 1));
   }
 
   refreshVisibility();
