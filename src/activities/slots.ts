@@ -55,16 +55,14 @@ export function computeSlotBatchSync(request: SlotBatchRequest): SlotBatch {
     timing: request.spec.timing,
     options: calendarOptionsOf(request.spec),
     createdAt: request.createdAt,
+    // A bare RRULE without starts_at starts at the minute of creation (seconds would leak into slots).
+    defaultDtstart: new Date(Math.floor(Date.parse(request.createdAt) / 60_000) * 60_000).toISOString(),
   });
-  const ctx = request.lastCompletedAt ? { lastCompletedAt: request.lastCompletedAt } : undefined;
-  const { slots, cursor, exhausted } = calendar.nextSlots(request.after, request.count, request.cursor, ctx);
-  if (request.until === undefined) return { engine: SLOT_ENGINE_VERSION, slots, cursor, exhausted };
-  const until = Date.parse(request.until);
-  const within = slots.filter((slot) => Date.parse(slot.scheduledFor) <= until);
-  return {
-    engine: SLOT_ENGINE_VERSION,
-    slots: within,
-    cursor,
-    exhausted: exhausted || within.length < slots.length,
+  const ctx = {
+    ...(request.lastCompletedAt ? { lastCompletedAt: request.lastCompletedAt } : {}),
+    // The calendar stops at `until` itself, so the cursor it returns matches the last slot returned.
+    ...(request.until ? { until: request.until } : {}),
   };
+  const { slots, cursor, exhausted } = calendar.nextSlots(request.after, request.count, request.cursor, ctx);
+  return { engine: SLOT_ENGINE_VERSION, slots, cursor, exhausted };
 }

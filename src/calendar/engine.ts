@@ -37,6 +37,12 @@ export interface CalendarInput {
   options?: CalendarOptions;
   /** ISO instant the schedule was created: default DELAY/INTERVAL anchor, bare-RRULE DTSTART fallback */
   createdAt: string;
+  /**
+   * DTSTART for a bare RRULE body when `starts_at` is unset, instead of `createdAt`. The runtime passes
+   * the creation instant floored to the minute: an unspecified BYSECOND takes DTSTART's seconds (RFC
+   * 5545), and "BYHOUR=9;BYMINUTE=0" must fire at 09:00:00, not at the second the schedule was made.
+   */
+  defaultDtstart?: string;
 }
 
 /**
@@ -93,12 +99,7 @@ export interface Calendar {
   /** the zone slots are expressed in (the timing's zone, else options.timezone, else UTC) */
   readonly timezone: string;
   /** slots strictly after `after` (by scheduledFor), in order, at most `count` */
-  nextSlots(
-    after: string,
-    count: number,
-    cursor?: CalendarCursor,
-    ctx?: NextSlotsContext,
-  ): NextSlotsResult;
+  nextSlots(after: string, count: number, cursor?: CalendarCursor, ctx?: NextSlotsContext): NextSlotsResult;
 }
 
 interface Candidate {
@@ -123,6 +124,10 @@ export function compileCalendar(input: CalendarInput): Calendar {
     fail('scheduleId', 'must be a non-empty string', 'INVALID_FIELD');
   }
   const createdAt = parseInstant('createdAt', String(input.createdAt));
+  const defaultDtstart =
+    input.defaultDtstart !== undefined
+      ? parseInstant('defaultDtstart', String(input.defaultDtstart))
+      : createdAt;
   const timing = parseTiming(input.timing);
   const options = parseCalendarOptions(input.options);
 
@@ -203,7 +208,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
       break;
     }
     case 'RECURRENCE':
-      source = compileRecurrence('timing.rule', timing.rule, zone, startsAt ?? createdAt);
+      source = compileRecurrence('timing.rule', timing.rule, zone, startsAt ?? defaultDtstart);
       break;
     case 'CRON': {
       const begin = (startsAt ?? createdAt) + zone.offsetAt(startsAt ?? createdAt);

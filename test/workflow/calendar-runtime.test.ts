@@ -113,4 +113,19 @@ describe('schedules advanced across months, DST and a zone change (time-skipping
     expect(expected.length).toBeGreaterThanOrEqual(4);
     await sdk.cancel('month-end');
   });
+
+  it('a bare RRULE without starts_at fires on the minute, not at the second the schedule was created', async () => {
+    const sdk = h.sdk();
+    await h.env.sleep(37_000); // make "now" fall mid-minute
+    const { schedule } = await sdk.create({
+      schedule_id: 'bare-rule',
+      target: job,
+      timing: { kind: 'RECURRENCE', rule: 'FREQ=DAILY;BYHOUR=9;BYMINUTE=0', timezone: 'Europe/Riga' },
+    });
+    const next = DateTime.fromISO(schedule.next_run_at!, { zone: 'Europe/Riga' });
+    expect([next.hour, next.minute, next.second, next.millisecond]).toEqual([9, 0, 0, 0]);
+    const { next_runs } = await sdk.describe('bare-rule');
+    expect(next_runs[0]!.scheduled_for).toMatch(/T09:00:00\+0[23]:00$/);
+    await sdk.cancel('bare-rule');
+  });
 });

@@ -1,0 +1,317 @@
+/** Bad input gets a typed CalendarError naming the field, the reason and a stable code. */
+import { describe, expect, it } from 'vitest';
+import {
+  CalendarError,
+  type CalendarOptions,
+  compileCalendar,
+  type Timing,
+} from '../../../src/calendar/index.js';
+
+function errorOf(timing: unknown, options?: unknown, createdAt = '2027-01-01T00:00:00Z'): CalendarError {
+  try {
+    compileCalendar({
+      scheduleId: 's',
+      timing: timing as Timing,
+      options: options as CalendarOptions,
+      createdAt,
+    });
+  } catch (e) {
+    expect(e).toBeInstanceOf(CalendarError);
+    return e as CalendarError;
+  }
+  throw new Error('expected a CalendarError');
+}
+const rec = (rule: string, timezone = 'Europe/Riga') => ({ kind: 'RECURRENCE', rule, timezone });
+
+describe('zones', () => {
+  it.each([
+    ['Mars/Olympus_Mons', 'UNKNOWN_ZONE'],
+    ['Europe/Rigaa', 'UNKNOWN_ZONE'],
+    ['+02:00', 'FIXED_OFFSET_ZONE'],
+    ['UTC+2', 'FIXED_OFFSET_ZONE'],
+    ['GMT-05:00', 'FIXED_OFFSET_ZONE'],
+    ['Etc/GMT-2', 'FIXED_OFFSET_ZONE'],
+    ['EST', 'FIXED_OFFSET_ZONE'],
+    ['', 'INVALID_FIELD'],
+  ])('%s → %s', (zone, code) => {
+    const e = errorOf(rec('FREQ=DAILY', zone));
+    expect(e.code).toBe(code);
+    expect(e.field).toBe('timing.timezone');
+  });
+
+  it('UTC and IANA aliases of it are accepted', () => {
+    for (const z of ['UTC', 'Etc/UTC']) {
+      expect(() =>
+        compileCalendar({
+          scheduleId: 's',
+          timing: rec('FREQ=DAILY', z) as Timing,
+          createdAt: '2027-01-01T00:00:00Z',
+        }),
+      ).not.toThrow();
+    }
+  });
+
+  it('window and options zones are validated too', () => {
+    expect(
+      errorOf(rec('FREQ=DAILY'), { window: { from: '09:00', to: '18:00', timezone: 'UTC+3' } }),
+    ).toMatchObject({
+      field: 'options.window.timezone',
+      code: 'FIXED_OFFSET_ZONE',
+    });
+    expect(errorOf({ kind: 'INTERVAL', every: 'PT1H' }, { timezone: 'Nowhere/City' })).toMatchObject({
+      field: 'options.timezone',
+      code: 'UNKNOWN_ZONE',
+    });
+  });
+});
+
+describe('RRULE', () => {
+  it.each([
+    ['BYHOUR=9', 'INVALID_RRULE', /FREQ is required/],
+    ['FREQ=FORTNIGHTLY', 'INVALID_RRULE', /FREQ=FORTNIGHTLY/],
+    ['FREQ=DAILY;BYHOUR=24', 'INVALID_RRULE', /BYHOUR: 24 is out of range/],
+    ['FREQ=DAILY;BYMINUTE=-1', 'INVALID_RRULE', /BYMINUTE/],
+    ['FREQ=DAILY;BYDAY=XX', 'INVALID_RRULE', /BYDAY/],
+    ['FREQ=DAILY;BYDAY=1MO', 'INVALID_RRULE', /only valid with FREQ=MONTHLY or YEARLY/],
+    ['FREQ=YEARLY;BYWEEKNO=1;BYDAY=1MO', 'INVALID_RRULE', /BYWEEKNO/],
+    ['FREQ=WEEKLY;BYMONTHDAY=1', 'INVALID_RRULE', /BYMONTHDAY is not valid with FREQ=WEEKLY/],
+    ['FREQ=MONTHLY;BYYEARDAY=1', 'INVALID_RRULE', /BYYEARDAY/],
+    ['FREQ=MONTHLY;BYWEEKNO=1', 'INVALID_RRULE', /BYWEEKNO/],
+    ['FREQ=DAILY;BYSETPOS=1', 'INVALID_RRULE', /BYSETPOS needs another/],
+    ['FREQ=DAILY;COUNT=3;UNTIL=20300101T000000Z', 'INVALID_RRULE', /COUNT and UNTIL/],
+    ['FREQ=DAILY;COUNT=0', 'INVALID_RRULE', /COUNT/],
+    ['FREQ=DAILY;INTERVAL=-2', 'INVALID_RRULE', /INTERVAL/],
+    ['FREQ=DAILY;FREQ=WEEKLY', 'INVALID_RRULE', /twice/],
+    ['FREQ=DAILY;BYHOUR', 'INVALID_RRULE', /KEY=VALUE/],
+    ['FREQ=DAILY;FOO=1', 'INVALID_RRULE', /unknown rule part/],
+    ['FREQ=DAILY;UNTIL=2030-13-01', 'INVALID_RRULE', /UNTIL/],
+    ['FREQ=DAILY;BYSECOND=60', 'UNSUPPORTED_RRULE', /leap second/],
+    ['RSCALE=GREGORIAN;FREQ=YEARLY', 'UNSUPPORTED_RRULE', /RFC 7529/],
+  ])('%s → %s', (rule, code, reason) => {
+    const e = errorOf(rec(rule));
+    expect(e.code).toBe(code);
+    expect(e.field).toBe('timing.rule');
+    expect(e.reason).toMatch(reason);
+  });
+
+  it('blocks: bad lines, EXRULE, two RRULEs, different TZID, nothing to expand', () => {
+    expect(
+      errorOf(rec('DTSTART;TZID=Europe/Riga:20270101T090000\nRRULE:FREQ=DAILY\nRRULE:FREQ=WEEKLY')).code,
+    ).toBe('UNSUPPORTED_RRULE');
+    expect(errorOf(rec('DTSTART:20270101T090000\nEXRULE:FREQ=DAILY')).code).toBe('UNSUPPORTED_RRULE');
+    expect(errorOf(rec('DTSTART;TZID=Europe/Paris:20270101T090000\nRRULE:FREQ=DAILY')).reason).toMatch(
+      /differs from timing.timezone/,
+    );
+    expect(errorOf(rec('DTSTART;TZID=Mars/Base:20270101T090000\nRRULE:FREQ=DAILY')).code).toBe(
+      'UNKNOWN_ZONE',
+    );
+    expect(errorOf(rec('DTSTART:20270101T090000')).reason).toMatch(/neither an RRULE nor an RDATE/);
+    expect(errorOf(rec('DTSTART:20270230T090000\nRRULE:FREQ=DAILY')).code).toBe('INVALID_DATETIME');
+    expect(errorOf(rec('DTSTART:20270101T090000\nRDATE;VALUE=PERIOD:20270101T090000/PT1H')).code).toBe(
+      'UNSUPPORTED_RRULE',
+    );
+  });
+
+  it('UNTIL before DTSTART', () => {
+    const e = errorOf(
+      rec('DTSTART;TZID=Europe/Riga:20270101T090000\nRRULE:FREQ=DAILY;UNTIL=20261231T000000Z'),
+    );
+    expect(e).toMatchObject({ code: 'UNTIL_BEFORE_DTSTART', field: 'timing.rule' });
+    expect(
+      errorOf(rec('DTSTART;TZID=Europe/Riga:20270101T090000\nRRULE:FREQ=DAILY;UNTIL=20261231T235959')).code,
+    ).toBe('UNTIL_BEFORE_DTSTART');
+  });
+
+  it.each([
+    'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30',
+    'FREQ=MONTHLY;BYMONTH=4,6,9,11;BYMONTHDAY=31',
+    'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=-30',
+    'FREQ=HOURLY;INTERVAL=24;BYHOUR=5', // DTSTART 00:00 + 24 h steps never reach 05:00
+    'FREQ=MINUTELY;INTERVAL=60;BYMINUTE=30',
+    'FREQ=DAILY;INTERVAL=7;BYDAY=TU', // DTSTART is a Friday: every 7th day is a Friday
+    'FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=31;BYMONTH=1,4', // only Januaries and Aprils… fires in January
+  ])('never fires: %s (bounded search, no hang)', (rule) => {
+    const text = `DTSTART;TZID=UTC:20270101T000000\nRRULE:${rule}`; // 2027-01-01 is a Friday
+    const t0 = performance.now();
+    let code: string | undefined;
+    try {
+      compileCalendar({
+        scheduleId: 's',
+        timing: rec(text, 'UTC') as Timing,
+        createdAt: '2027-01-01T00:00:00Z',
+      });
+    } catch (e) {
+      code = (e as CalendarError).code;
+    }
+    expect(performance.now() - t0).toBeLessThan(3000);
+    if (rule.includes('BYMONTH=1,4')) expect(code).toBeUndefined();
+    else expect(code).toBe('NEVER_FIRES');
+  });
+
+  it('YEARLY;INTERVAL=4 on Feb 29 from a non-leap year never fires', () => {
+    const e = errorOf(
+      rec('DTSTART;TZID=UTC:20250101T000000\nRRULE:FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29', 'UTC'),
+    );
+    expect(e.code).toBe('NEVER_FIRES');
+  });
+
+  it('COUNT exhausted by EXDATE has no occurrence', () => {
+    expect(
+      errorOf(
+        rec(
+          'DTSTART;TZID=UTC:20270101T000000\nRRULE:FREQ=DAILY;COUNT=1\nEXDATE;TZID=UTC:20270101T000000',
+          'UTC',
+        ),
+      ).code,
+    ).toBe('NEVER_FIRES');
+  });
+});
+
+describe('cron', () => {
+  it.each([
+    ['0 9 * *', /expected 5 fields/],
+    ['0 9 * * * * *', /expected 5 fields/],
+    ['60 9 * * *', /minute: 60 is out of range/],
+    ['0 24 * * *', /hour/],
+    ['0 9 0 * *', /day-of-month/],
+    ['0 9 * 13 *', /month/],
+    ['0 9 * * 8', /day-of-week/],
+    ['0 9 * FOO *', /month/],
+    ['0 9 5-1 * *', /starts after it ends/],
+    ['*/0 * * * *', /step/],
+    ['0 9 * * L', /ambiguous/],
+    ['0 9 * * MON#6', /1-5/],
+    ['0 9 ? ? ?', /only allowed in the day fields|\?/],
+    ['@fortnightly', /unknown macro/],
+    ['0 0 30 2 *', /never fires/],
+    ['0 0 31 4,6,9,11 *', /never fires/],
+  ])('%s', (expression, reason) => {
+    const e = errorOf({ kind: 'CRON', expression, timezone: 'UTC' });
+    expect(e.field).toBe('timing.expression');
+    expect(e.reason).toMatch(reason);
+    expect(['INVALID_CRON', 'NEVER_FIRES']).toContain(e.code);
+  });
+});
+
+describe('other kinds and options', () => {
+  it('ONE_TIME / DEADLINE local time without a zone', () => {
+    expect(errorOf({ kind: 'ONE_TIME', at: '2026-09-05T14:00:00' })).toMatchObject({
+      field: 'timing.timezone',
+      code: 'TIMEZONE_REQUIRED',
+    });
+    expect(errorOf({ kind: 'DEADLINE', at: '2026-09-05T14:00:00' })).toMatchObject({
+      field: 'timing.timezone',
+      code: 'TIMEZONE_REQUIRED',
+    });
+    expect(errorOf({ kind: 'ONE_TIME', at: '2026-02-30T14:00:00', timezone: 'UTC' })).toMatchObject({
+      field: 'timing.at',
+      code: 'INVALID_DATETIME',
+    });
+    expect(errorOf({ kind: 'ONE_TIME', at: 'next tuesday 9am', timezone: 'UTC' })).toMatchObject({
+      field: 'timing.at',
+      code: 'INVALID_DATETIME',
+    });
+  });
+
+  it('durations', () => {
+    expect(errorOf({ kind: 'DELAY', delay: '20 minutes' })).toMatchObject({
+      field: 'timing.delay',
+      code: 'INVALID_DURATION',
+    });
+    expect(errorOf({ kind: 'INTERVAL', every: 'P1M' })).toMatchObject({
+      field: 'timing.every',
+      code: 'INVALID_DURATION',
+    });
+    expect(errorOf({ kind: 'INTERVAL', every: 'PT0S' })).toMatchObject({
+      field: 'timing.every',
+      code: 'INVALID_DURATION',
+    });
+    expect(errorOf({ kind: 'INTERVAL', every: 'PT' })).toMatchObject({
+      field: 'timing.every',
+      code: 'INVALID_DURATION',
+    });
+    expect(
+      errorOf({ kind: 'DEADLINE', at: '2026-09-05T14:00:00Z', reminders: ['PT1H', 'PT60M'] }),
+    ).toMatchObject({
+      field: 'timing.reminders.1',
+      code: 'INVALID_DURATION',
+    });
+    expect(errorOf({ kind: 'DELAY', delay: 'PT1M', anchor: '2026-09-05T14:00:00' })).toMatchObject({
+      field: 'timing.anchor',
+      code: 'INVALID_DATETIME',
+    });
+  });
+
+  it('shape errors name the path', () => {
+    expect(errorOf({ kind: 'SOMETIMES' })).toMatchObject({ field: 'timing.kind', code: 'INVALID_FIELD' });
+    expect(errorOf({ kind: 'CRON', expression: '0 9 * * *' })).toMatchObject({
+      field: 'timing.timezone',
+      code: 'INVALID_FIELD',
+    });
+    expect(errorOf({ kind: 'CRON', expression: '0 9 * * *', timezone: 'UTC', extra: 1 })).toMatchObject({
+      code: 'INVALID_FIELD',
+    });
+    expect(errorOf(rec('FREQ=DAILY'), { max_count: 0 })).toMatchObject({
+      field: 'options.max_count',
+      code: 'INVALID_FIELD',
+    });
+    expect(errorOf(rec('FREQ=DAILY'), { window: { from: '9am', to: '18:00' } })).toMatchObject({
+      field: 'options.window.from',
+    });
+  });
+
+  it('options that need more than shape', () => {
+    expect(errorOf(rec('FREQ=DAILY'), { window: { from: '09:00', to: '09:00' } })).toMatchObject({
+      field: 'options.window.to',
+      code: 'INVALID_WINDOW',
+    });
+    expect(errorOf(rec('FREQ=DAILY'), { window: { from: '25:00', to: '09:00' } })).toMatchObject({
+      field: 'options.window.from',
+      code: 'INVALID_WINDOW',
+    });
+    expect(
+      errorOf(rec('FREQ=DAILY'), { starts_at: '2027-02-01T00:00:00Z', ends_at: '2027-01-01T00:00:00Z' }),
+    ).toMatchObject({ field: 'options.ends_at' });
+    expect(errorOf(rec('FREQ=DAILY'), { exclusions: ['2027-02-30'] })).toMatchObject({
+      field: 'options.exclusions.0',
+      code: 'INVALID_DATETIME',
+    });
+    expect(errorOf({ kind: 'ONE_TIME', at: '2026-09-05T14:00:00Z' }, { jitter: 'PT1M' })).toMatchObject({
+      field: 'options.jitter',
+      code: 'INVALID_OPTION',
+    });
+    expect(errorOf(rec('FREQ=DAILY'), { jitter: 'P2D' })).toMatchObject({
+      field: 'options.jitter',
+      code: 'INVALID_OPTION',
+    });
+    // a window that skips everything a 03:00 cron produces
+    expect(
+      errorOf(
+        { kind: 'CRON', expression: '0 3 * * *', timezone: 'UTC' },
+        { window: { from: '09:00', to: '18:00', outside: 'SKIP' } },
+      ),
+    ).toMatchObject({
+      field: 'options.window',
+      code: 'NEVER_FIRES',
+    });
+  });
+
+  it('createdAt and after must be instants', () => {
+    expect(() =>
+      compileCalendar({
+        scheduleId: 's',
+        timing: rec('FREQ=DAILY') as Timing,
+        createdAt: '2027-01-01T00:00:00',
+      }),
+    ).toThrow(expect.objectContaining({ field: 'createdAt', code: 'INVALID_DATETIME' }));
+    const cal = compileCalendar({
+      scheduleId: 's',
+      timing: rec('FREQ=DAILY') as Timing,
+      createdAt: '2027-01-01T00:00:00Z',
+    });
+    expect(() => cal.nextSlots('yesterday', 1)).toThrow(expect.objectContaining({ field: 'after' }));
+    expect(() => cal.nextSlots('2027-01-01T00:00:00Z', -1)).toThrow(
+      expect.objectContaining({ field: 'count' }),
+    );
+  });
+});
