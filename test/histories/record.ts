@@ -91,6 +91,44 @@ try {
   await sdk.cancel('queue');
   await save('overlap-queue', 'queue');
 
+  // FIXED_DELAY: each slot counted from the previous job's completion.
+  await sdk.create({
+    schedule_id: 'fixed-delay',
+    target: { ...job, payload: { sleep_ms: 90_000 } },
+    timing: { kind: 'INTERVAL', every: 'PT1M', mode: 'FIXED_DELAY' },
+  });
+  await h.env.sleep(8 * MINUTE);
+  await sdk.pause('fixed-delay');
+  await h.env.sleep(3 * MINUTE);
+  await sdk.cancel('fixed-delay');
+  await save('fixed-delay', 'fixed-delay');
+
+  // DEADLINE with reminders, to completion.
+  const deadline = new Date((await h.now()) + 2 * 24 * HOUR);
+  await sdk.create({
+    schedule_id: 'deadline',
+    target: job,
+    timing: { kind: 'DEADLINE', at: deadline.toISOString(), reminders: ['P1D', 'PT1H'] },
+  });
+  await h.env.sleep(2 * 24 * HOUR + MINUTE);
+  await save('deadline', 'deadline');
+
+  // WORKFLOW_SIGNAL with signal-with-start, through the handOff activity.
+  await sdk.create({
+    schedule_id: 'signal',
+    target: {
+      type: 'WORKFLOW_SIGNAL',
+      workflow_id: 'recording-inbox',
+      signal_name: 'occurrence',
+      start: { workflow_type: 'signalInbox', task_queue: JOB_QUEUE },
+    },
+    timing: { kind: 'INTERVAL', every: 'PT1H' },
+  });
+  await h.env.sleep(2 * HOUR + MINUTE);
+  await sdk.cancel('signal');
+  await h.env.client.workflow.getHandle('recording-inbox').terminate();
+  await save('signal-with-start', 'signal');
+
   // A catch-up that continues as new half-way: the first run's history ends in ContinuedAsNew.
   const handle = await h.env.client.workflow.start('scheduleWorkflow', {
     taskQueue: SCHEDULER_QUEUE,
