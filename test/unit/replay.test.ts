@@ -22,7 +22,7 @@ const files = readdirSync(root, { withFileTypes: true })
 
 describe('replay of recorded schedule histories', () => {
   it('has recorded histories to replay', () => {
-    expect(files.length).toBeGreaterThanOrEqual(5);
+    expect(files.length).toBeGreaterThanOrEqual(8);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
