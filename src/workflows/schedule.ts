@@ -361,6 +361,9 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       s.counters.duplicates_prevented += 1;
       return { occurrence: existing, duplicate: true };
     }
+    // A slot that was skipped may be run later (trigger, backfill): its new record replaces the old one,
+    // so an occurrence ID always names one record.
+    if (existing) s.occurrences.splice(s.occurrences.indexOf(existing), 1);
     const decision = applyOverlapPolicy(s.spec.overlap, {
       running: activeCount(),
       queued: s.queue.length,

@@ -196,4 +196,38 @@ describe('schedule handlers (time-skipping server)', () => {
     for (let i = 1; i < caughtUp.length; i++) expect(caughtUp[i]! - caughtUp[i - 1]!).toBe(MINUTE);
     await sdk.cancel('can');
   });
+
+  it('a slot skipped by the misfire policy can be backfilled later, once', async () => {
+    const sdk = h.sdk();
+    const { schedule } = await sdk.create({
+      schedule_id: 'skipped-then-backfilled',
+      target: job,
+      timing: { kind: 'INTERVAL', every: 'PT1H' },
+      misfire: 'SKIP',
+    });
+    await sdk.pause('skipped-then-backfilled');
+    await h.env.sleep(2.5 * HOUR); // slots +1h and +2h pass while paused
+    await sdk.resume('skipped-then-backfilled');
+    await h.env.sleep(MINUTE);
+    const skipped = (await sdk.describe('skipped-then-backfilled')).recent_occurrences;
+    expect(skipped.map((o) => o.status)).toEqual(['SKIPPED', 'SKIPPED']);
+
+    const created = Date.parse(schedule.created_at);
+    const range = {
+      from: new Date(created + 1).toISOString(),
+      to: new Date(created + 2 * HOUR).toISOString(),
+    };
+    const first = await sdk.backfill('skipped-then-backfilled', range);
+    const second = await sdk.backfill('skipped-then-backfilled', range);
+    await h.env.sleep(MINUTE);
+    expect(first.emitted).toEqual(skipped.map((o) => o.occurrence_id));
+    expect(second.already_emitted).toEqual(first.emitted);
+    const after = (await sdk.describe('skipped-then-backfilled')).recent_occurrences;
+    // One record per occurrence ID, now the backfilled run.
+    expect(after.map((o) => [o.occurrence_id, o.trigger, o.status])).toEqual(
+      skipped.map((o) => [o.occurrence_id, 'BACKFILL', 'HANDED_OFF']),
+    );
+    expect(runsOf('skipped-then-backfilled')).toHaveLength(2);
+    await sdk.cancel('skipped-then-backfilled');
+  });
 });
