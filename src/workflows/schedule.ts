@@ -64,7 +64,8 @@ const { computeSlotBatch } = wf.proxyLocalActivities<{
   retry: { maximumAttempts: 5 },
 });
 const { handOff } = wf.proxyActivities<HandoffActivities>({
-  startToCloseTimeout: '60s',
+  // Short, so a hand-off whose worker died is retried soon; an EVENT's POST gives up after 15 s itself.
+  startToCloseTimeout: '20s',
   // Transient failures are retried with bounded exponential backoff under the same occurrence key.
   retry: {
     initialInterval: '1s',

@@ -1,0 +1,134 @@
+// Shared by the integration tests that run the scheduler in real processes (worker-crash, worker-outage)
+// and by bench/scheduler: a dev server with the product's search attributes, worker processes
+// (test/fixtures/worker-process.ts) that can be SIGKILLed and restarted, and the run log they write.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { repoRoot } from '../../scripts/toolchain.mjs';
+import { SchedulerClient } from '../../src/api/client.js';
+import type { DevServer } from '../../src/runtime/dev-server.js';
+import { registerSearchAttributes } from '../../src/runtime/namespace.js';
+import type { RunLine } from '../fixtures/durable-jobs.js';
+import { type Spawned, spawnProcess } from '../helpers/process.js';
+import { startTestDevServer, tempDir } from '../helpers/servers.js';
+
+export const SCHEDULER_QUEUE = 'scheduler';
+export const JOB_QUEUE = 'jobs';
+const workerScript = fileURLToPath(new URL('../fixtures/worker-process.ts', import.meta.url));
+
+export interface Stack {
+  dir: string;
+  server: DevServer;
+  connection: Connection;
+  client: Client;
+  sdk: SchedulerClient;
+  /** Every worker process started so far (for cleanup). */
+  processes: Spawned[];
+}
+
+/** A fresh dev server (own SQLite file in a temp dir) with the scheduler's search attributes registered. */
+export async function startStack(prefix: string): Promise<Stack> {
+  const dir = tempDir(prefix);
+  const server = await startTestDevServer(join(dir, 'temporal.db'));
+  const connection = await Connection.connect({ address: server.address });
+  await registerSearchAttributes(connection, 'default');
+  const client = new Client({ connection });
+  const sdk = new SchedulerClient({
+    client,
+    taskQueue: SCHEDULER_QUEUE,
+    jobTaskQueue: JOB_QUEUE,
+    principal: { tenant_id: 'acme', owner_ref: 'ops' },
+  });
+  return { dir, server, connection, client, sdk, processes: [] };
+}
+
+export interface WorkerProcess extends Spawned {
+  /** When it started polling (epoch ms, its own clock: the same machine's). */
+  pollingAt: number;
+}
+
+/** Starts a worker process and resolves once it polls. Workflow bundles are cached in the stack's dir. */
+export async function startWorker(
+  stack: Stack,
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+): Promise<WorkerProcess> {
+  const spawned = spawnProcess(
+    process.execPath,
+    ['--import', 'tsx', workerScript],
+    {
+      ...process.env,
+      TEMPORAL_ADDRESS: stack.server.address,
+      SCHEDULER_QUEUE,
+      JOB_QUEUE,
+      BUNDLE_DIR: join(stack.dir, 'bundles'),
+      ...env,
+    },
+    repoRoot,
+  );
+  stack.processes.push(spawned);
+  await spawned.waitFor(/ready pid=\d+ polling_at=\d+/, timeoutMs);
+  const pollingAt = Number(/ready pid=\d+ polling_at=(\d+)/.exec(spawned.output())![1]);
+  return Object.assign(spawned, { pollingAt });
+}
+
+/** SIGKILL, as a crash or an OOM kill would: nothing is flushed, no graceful shutdown. */
+export async function killHard(p: Spawned): Promise<number> {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  await p.exit;
+  return Date.now();
+}
+
+export async function stopStack(stack: Stack | undefined): Promise<void> {
+  if (!stack) return;
+  await Promise.all(stack.processes.map(killHard));
+  await stack.connection.close().catch(() => {});
+  await stack.server.kill();
+  rmSync(stack.dir, { recursive: true, force: true });
+}
+
+export function readRunLines(file: string): RunLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as RunLine);
+}
+
+/** Polls `probe` until it returns a value (not undefined), or fails with `what` after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Map.groupBy (Node 21+), for Node 20. */
+export function groupBy<T, K>(items: Iterable<T>, key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}

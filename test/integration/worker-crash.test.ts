@@ -1,0 +1,252 @@
+// Crash test with real processes on the dev server (SPEC "Semantics": exactly one logical occurrence per
+// slot, even under worker crashes). The scheduler worker and the job worker run in a separate OS process
+// (test/fixtures/worker-process.ts) that is SIGKILLed at the worst moments of a handoff and replaced by a
+// new one; what the targets really did is counted outside Temporal: a JOB appends a line to a file, an
+// EVENT is POSTed to an HTTP sink in this process.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Occurrence } from '../../src/api/contracts.js';
+import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import {
+  eventually,
+  groupBy,
+  killHard,
+  readRunLines,
+  type Stack,
+  startStack,
+  startWorker,
+  stopStack,
+} from './support.js';
+
+const fired = (occurrences: Occurrence[]) => occurrences.filter((o) => o.emitted_at !== null);
+
+/** One record per slot, on the schedule's grid with no gap: nothing lost, nothing twice. */
+function expectContiguousGrid(occurrences: Occurrence[], everyMs: number) {
+  const slots = occurrences.map((o) => Date.parse(o.scheduled_for)).sort((a, b) => a - b);
+  expect(new Set(slots).size).toBe(slots.length);
+  for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBe(everyMs);
+}
+
+describe('worker process killed mid-handoff (dev server, real processes)', () => {
+  let stack: Stack | undefined;
+  let sink: Server | undefined;
+  afterEach(async () => {
+    sink?.closeAllConnections();
+    sink?.close();
+    sink = undefined;
+    await stopStack(stack);
+    stack = undefined;
+  });
+
+  it('JOB: killed after deciding a slot and again after its child started; every slot ran exactly once', async () => {
+    stack = await startStack('crash-job');
+    const { sdk, client } = stack;
+    const runLog = join(stack.dir, 'runs.jsonl');
+    const base = { RUN_LOG: runLog, CRASH_PROBES: '1' };
+
+    // Window 1: the schedule decided the slot and is about to command the child's start; the workflow
+    // task that carries the command is held open, so the decision is not yet in the server's history.
+    const w1 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'beforeChildStart' });
+    await sdk.create({
+      schedule_id: 'crash-job',
+      target: { type: 'JOB', job_type: 'fileRecordedJob' },
+      timing: { kind: 'INTERVAL', every: 'PT2S' },
+      max_lateness_s: 600, // every slot is on time however long recovery takes: all of them must run
+    });
+    await w1.waitFor(/paused beforeChildStart \S+/, 30_000);
+    const decidedId = /paused beforeChildStart (\S+)/.exec(w1.output())![1]!;
+    await killHard(w1);
+    await expect(client.workflow.getHandle(decidedId).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
+
+    // Window 2: the child started (the server recorded it in the schedule's history), but the schedule's
+    // workflow task that sees the start is held open: the worker dies before the schedule recorded it.
+    const w2 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'childStarted' });
+    await w2.waitFor(/paused childStarted \S+/, 60_000);
+    const startedId = /paused childStarted (\S+)/.exec(w2.output())![1]!;
+    await killHard(w2);
+    expect((await client.workflow.getHandle(startedId).describe()).workflowId).toBe(startedId);
+    const schedule = client.workflow.getHandle(scheduleWorkflowId('acme', 'crash-job'));
+    const events = (await schedule.fetchHistory()).events ?? [];
+    const startedAt = events.findIndex(
+      (e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId === startedId,
+    );
+    expect(startedAt).toBeGreaterThan(0);
+    // Nothing after the child's start was completed by a worker: the kill landed inside the window.
+    expect(events.slice(startedAt).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(false);
+
+    // A third process takes over; let more slots come and go, then stop the schedule.
+    const w3 = await startWorker(stack, base);
+    const firedBefore = fired((await sdk.describe('crash-job')).recent_occurrences).length;
+    await eventually(
+      'three more slots after the last restart',
+      async () => {
+        const d = await sdk.describe('crash-job');
+        return fired(d.recent_occurrences).length >= Math.max(firedBefore, 1) + 3 ? d : undefined;
+      },
+      60_000,
+    );
+    const final = await sdk.cancel('crash-job');
+    const occurrences = final.recent_occurrences;
+    // Every started child finished (so every run line that will ever be written is written).
+    await eventually(
+      'all target workflows completed',
+      async () => {
+        for (const o of fired(occurrences)) {
+          const { status } = await client.workflow.getHandle(o.occurrence_id).describe();
+          if (status.name !== 'COMPLETED') return undefined;
+        }
+        return true;
+      },
+      60_000,
+    );
+    expect(w3.child.exitCode).toBeNull(); // the last worker stayed up throughout
+
+    // The schedule: one occurrence per slot of the 2 s grid, every one handed off once.
+    expectContiguousGrid(occurrences, 2000);
+    expect(occurrences.every((o) => o.status === 'HANDED_OFF')).toBe(true);
+    expect(final.counters.fired).toBe(occurrences.length);
+    expect(final.counters.duplicates_prevented).toBe(0); // the replayed start was recorded, never re-issued
+    expect(occurrences.map((o) => o.occurrence_id)).toContain(decidedId);
+    expect(occurrences.map((o) => o.occurrence_id)).toContain(startedId);
+
+    // The targets: exactly one workflow execution per occurrence ID, and it is the one that wrote the
+    // run line(s). (A line with attempt > 1 is the job's own activity retried after a kill — at-least-once
+    // inside the job, still one run of the target.)
+    const lines = readRunLines(runLog);
+    const byOccurrence = groupBy(lines, (l) => l.occurrence_id);
+    expect([...byOccurrence.keys()].sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
+    for (const o of occurrences) {
+      const runs = byOccurrence.get(o.occurrence_id)!;
+      const { runId } = await client.workflow.getHandle(o.occurrence_id).describe();
+      expect(new Set(runs.map((r) => r.run_id))).toEqual(new Set([runId]));
+      // Each activity attempt writes at most one line (attempt 1 may have died with a worker unwritten).
+      expect(new Set(runs.map((r) => r.attempt)).size).toBe(runs.length);
+      expect(runs[0]!.scheduled_for).toBe(o.scheduled_for);
+    }
+    // And the server holds no other target workflow for this schedule.
+    const listed = await eventually(
+      'visibility to list the target workflows',
+      async () => {
+        const ids: string[] = [];
+        for await (const wf of client.workflow.list({
+          query: `WorkflowType = 'fileRecordedJob' AND SchedulerScheduleId = 'crash-job'`,
+        }))
+          ids.push(wf.workflowId);
+        return ids.length >= occurrences.length ? ids : undefined;
+      },
+      20_000,
+    );
+    expect(listed.sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
+    console.info(
+      `[worker-crash JOB] ${occurrences.length} slots, ${lines.length} run lines; kill 1 before ${decidedId}'s start was recorded, kill 2 after ${startedId} started`,
+    );
+  });
+
+  it('EVENT: killed while the sink holds the POST; the retry carries the same id and Idempotency-Key', async () => {
+    stack = await startStack('crash-event');
+    const { sdk } = stack;
+
+    interface Delivery {
+      id: string;
+      key: string | undefined;
+      scheduledFor: string;
+      at: number;
+    }
+    const deliveries: Delivery[] = [];
+    let held: ServerResponse | undefined;
+    let onHeld: (() => void) | undefined;
+    const heldReached = new Promise<void>((resolve) => {
+      onHeld = resolve;
+    });
+    sink = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const event = JSON.parse(body) as { id: string; data: { scheduled_for: string } };
+      const key = req.headers['idempotency-key'];
+      deliveries.push({
+        id: event.id,
+        key: Array.isArray(key) ? key.join(',') : key,
+        scheduledFor: event.data.scheduled_for,
+        at: Date.now(),
+      });
+      if (!held) {
+        held = res; // received, never answered: the activity is still running when its worker dies
+        onHeld!();
+        return;
+      }
+      res.writeHead(200).end();
+    });
+    sink.listen(0, '127.0.0.1');
+    await once(sink, 'listening');
+    const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/events`;
+
+    const w1 = await startWorker(stack);
+    await sdk.create({
+      schedule_id: 'crash-event',
+      target: { type: 'EVENT', event_type: 'test.tick', sink_url: sinkUrl },
+      timing: { kind: 'INTERVAL', every: 'PT3S' },
+      max_lateness_s: 600,
+    });
+    await heldReached;
+    const killedAt = await killHard(w1);
+    const heldId = deliveries[0]!.id;
+    await startWorker(stack);
+
+    // The handOff activity of the dead worker is retried when its start-to-close timeout expires.
+    const redelivered = await eventually(
+      'the held event to be delivered again',
+      async () => deliveries.slice(1).find((d) => d.id === heldId),
+      120_000,
+    );
+    const handedOff = await eventually(
+      'the held occurrence to be recorded as handed off',
+      async () => {
+        const d = await sdk.describe('crash-event');
+        const occ = d.recent_occurrences.find((o) => o.occurrence_id === heldId);
+        return occ?.status === 'HANDED_OFF' ? occ : undefined;
+      },
+      30_000,
+    );
+    const final = await sdk.cancel('crash-event');
+    await eventually(
+      'no handoff in flight',
+      async () => {
+        const d = await sdk.describe('crash-event');
+        return d.recent_occurrences.every((o) => o.status !== 'DISPATCHING') ? d : undefined;
+      },
+      30_000,
+    );
+    const occurrences = (await sdk.describe('crash-event')).recent_occurrences;
+
+    // Logically once: every delivery of a slot carries that slot's occurrence ID and idempotency key.
+    const byId = groupBy(deliveries, (d) => d.id);
+    expect([...byId.keys()].sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
+    for (const o of occurrences) {
+      for (const d of byId.get(o.occurrence_id)!) {
+        expect(d.key).toBe(o.idempotency_key);
+        expect(d.scheduledFor).toBe(o.scheduled_for);
+      }
+    }
+    expect(handedOff.idempotency_key).toBe(
+      `schedule:crash-event:${new Date(handedOff.scheduled_for).toISOString()}`,
+    );
+    expect(byId.get(heldId)!.length).toBeGreaterThanOrEqual(2);
+    expect(handedOff.attempt).toBeGreaterThanOrEqual(2);
+    // Only the held slot was delivered more than once.
+    for (const [id, list] of byId) if (id !== heldId) expect(list).toHaveLength(1);
+    // The schedule: one occurrence per slot of the 3 s grid, all handed off.
+    expectContiguousGrid(occurrences, 3000);
+    expect(occurrences.every((o) => o.status === 'HANDED_OFF')).toBe(true);
+    expect(final.counters.duplicates_prevented).toBe(0);
+    console.info(
+      `[worker-crash EVENT] ${occurrences.length} slots, ${deliveries.length} deliveries; the held event was redelivered ${Math.round((redelivered.at - killedAt) / 100) / 10} s after the kill (attempt ${handedOff.attempt})`,
+    );
+    held?.destroy();
+  });
+});
