@@ -164,7 +164,6 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const commands: Command[] = [];
   let wake = false;
   let handoffsInFlight = 0;
-  let failedPermanently = false;
   /** ONE_TIME, DELAY and DEADLINE end when their occurrences have run; they end FAILED if one failed. */
   const endsAfterItsSlots = () => ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(s.spec.timing.kind);
   const isFixedDelay = () => s.spec.timing.kind === 'INTERVAL' && s.spec.timing.mode === 'FIXED_DELAY';
@@ -323,7 +322,6 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
               .then(({ status, reason }) => {
                 finish(occ, status, reason);
                 if (status === 'FAILED') s.counters.failed += 1;
-                if (status === 'FAILED' && endsAfterItsSlots()) failedPermanently = true;
                 s.running = s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
                 wake = true;
               });
@@ -344,7 +342,6 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
         finish(occ, 'FAILED', `handoff failed: ${(cause as Error).message}`);
         s.counters.failed += 1;
-        if (endsAfterItsSlots()) failedPermanently = true;
       } finally {
         handoffsInFlight -= 1;
         wake = true;
@@ -659,7 +656,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         handoffsInFlight === 0 &&
         s.running.length === 0;
       if (finished) {
-        s.status = failedPermanently ? 'FAILED' : 'COMPLETED';
+        s.status = endsAfterItsSlots() && s.counters.failed > 0 ? 'FAILED' : 'COMPLETED';
         s.updatedAt = workflowNowIso();
         break;
       }
