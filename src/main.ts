@@ -29,7 +29,8 @@ async function connectTo(address: string, embedded: boolean): Promise<Connection
 async function main(): Promise<void> {
   const env = loadEnvironment();
   // The SDK logs every bundle build at INFO; an operator wants warnings and the lines below.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // Shutdown on signals is ours (API, worker, dev server in order), not the SDK runtime's own.
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
   const stops: Array<() => Promise<void>> = [];
   const shutdown = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => log(`while stopping: ${err.message}`));
