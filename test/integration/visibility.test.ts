@@ -11,17 +11,9 @@ import { workflowsPath } from '../../src/worker.js';
 import { scheduleWorkflowId } from '../../src/workflows/ids.js';
 import { NextRunAtKey, ScheduleStatusKey } from '../../src/workflows/search-attributes.js';
 import { startTestDevServer, tempDir } from '../helpers/servers.js';
+import { eventually } from './support.js';
 
 const jobWorkflows = fileURLToPath(new URL('../fixtures/jobs.ts', import.meta.url));
-
-async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 // Visibility (search attributes, list filters, the Web UI's current details) needs the real server.
 describe('schedules in Temporal visibility and the Web UI (dev server)', () => {
@@ -85,14 +77,22 @@ describe('schedules in Temporal visibility and the Web UI (dev server)', () => {
     await acme.pause('a2', 'quiet hours');
 
     const acmeAll = await eventually(
-      () => acme.list(),
-      (l) => l.length === 2,
+      'both acme schedules listed',
+      async () => {
+        const list = await acme.list();
+        return list.length === 2 ? list : undefined;
+      },
+      20_000,
     );
     expect(acmeAll.map((s) => s.schedule_id).sort()).toEqual(['a1', 'a2']);
     expect(acmeAll.every((s) => s.tenant_id === 'acme')).toBe(true);
     const paused = await eventually(
-      () => acme.list({ status: 'PAUSED' }),
-      (l) => l.length === 1,
+      'the paused schedule listed as PAUSED',
+      async () => {
+        const list = await acme.list({ status: 'PAUSED' });
+        return list.length === 1 ? list : undefined;
+      },
+      20_000,
     );
     expect(paused.map((s) => s.schedule_id)).toEqual(['a2']);
     expect((await globex.list()).map((s) => `${s.tenant_id}/${s.schedule_id}`)).toEqual(['globex/a1']);
