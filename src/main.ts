@@ -100,7 +100,9 @@ async function main(): Promise<void> {
         keySpec = dev.spec;
         devKey = dev.key;
       }
-      const api = buildApi({ connection, namespace: env.TEMPORAL_NAMESPACE, apiKeys: parseApiKeys(keySpec) });
+      // Checked at start-up, so a malformed SCHEDULER_API_KEYS fails now rather than at the first call.
+      parseApiKeys(keySpec);
+      const api = buildApi({ connection, namespace: env.TEMPORAL_NAMESPACE });
       await api.listen({ port: env.SCHEDULER_API_PORT, host: env.SCHEDULER_API_HOST });
       stops.push(() => api.close());
     }

@@ -1,11 +1,9 @@
 import type { Connection } from '@temporalio/client';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Principal } from '../auth.js';
 
 export interface ApiDependencies {
   connection: Connection;
   namespace: string;
-  apiKeys: Map<string, Principal>;
 }
 
 /** The HTTP API under /v1. */
