@@ -8,7 +8,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { computeSlotBatchSync } from '../activities/slots.js';
 import { scheduleWorkflowId } from '../workflows/ids.js';
 import {
@@ -69,6 +69,9 @@ export interface CreateResult {
   /** False when a schedule with this ID and the same definition already existed (idempotent create). */
   created: boolean;
 }
+
+const GRPC_FAILED_PRECONDITION = 9;
+const UPDATE_ATTEMPTS = 6;
 
 const stable = (value: unknown): string =>
   JSON.stringify(value, (_key, v) =>
@@ -151,6 +154,30 @@ export class SchedulerClient {
     }
   }
 
+  /**
+   * Runs an update on the schedule. The server refuses an update whose workflow task failed (e.g. the
+   * worker holding it died) with FAILED_PRECONDITION; that is transient, so it is retried with backoff
+   * under one update ID, which the server deduplicates: a retry never applies the update twice.
+   */
+  private async runUpdate<Ret, Arg>(
+    scheduleId: string,
+    update: UpdateDefinition<Ret, [Arg]>,
+    arg: Arg,
+  ): Promise<Ret> {
+    const updateId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.callLive(scheduleId, () =>
+          this.handle(scheduleId).executeUpdate(update, { args: [arg], updateId }),
+        );
+      } catch (err) {
+        const transient = (err as { cause?: { code?: number } }).cause?.code === GRPC_FAILED_PRECONDITION;
+        if (!transient || attempt >= UPDATE_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** (attempt - 1), 4000)));
+      }
+    }
+  }
+
   async create(input: CreateScheduleInput): Promise<CreateResult> {
     const { schedule_id, ...specInput } = input;
     const scheduleId = schedule_id ?? randomUUID();
@@ -226,9 +253,7 @@ export class SchedulerClient {
     const current = await this.get(scheduleId);
     const now = new Date().toISOString();
     validateSpec(scheduleId, parsed.spec, current.created_at, now);
-    return await this.callLive(scheduleId, () =>
-      this.handle(scheduleId).executeUpdate(editUpdate, { args: [parsed] }),
-    );
+    return await this.runUpdate(scheduleId, editUpdate, parsed);
   }
 
   async pause(scheduleId: string, note?: string): Promise<void> {
@@ -241,24 +266,18 @@ export class SchedulerClient {
 
   async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {
     const parsed = parseOrThrow(TriggerRequest, request);
-    return await this.callLive(scheduleId, () =>
-      this.handle(scheduleId).executeUpdate(triggerNowUpdate, { args: [parsed] }),
-    );
+    return await this.runUpdate(scheduleId, triggerNowUpdate, parsed);
   }
 
   async backfill(scheduleId: string, request: BackfillRequest): Promise<BackfillResult> {
     const parsed = parseOrThrow(BackfillRequest, request);
-    return await this.callLive(scheduleId, () =>
-      this.handle(scheduleId).executeUpdate(backfillUpdate, { args: [parsed] }),
-    );
+    return await this.runUpdate(scheduleId, backfillUpdate, parsed);
   }
 
   /** No future runs; emitted occurrences stay (or, with running: 'CANCEL', running targets are cancelled). */
   async cancel(scheduleId: string, request: Partial<CancelRequest> = {}): Promise<ScheduleDescription> {
     const parsed = parseOrThrow(CancelRequest, request);
-    return await this.callLive(scheduleId, () =>
-      this.handle(scheduleId).executeUpdate(cancelUpdate, { args: [parsed] }),
-    );
+    return await this.runUpdate(scheduleId, cancelUpdate, parsed);
   }
 
   /** Cancels, then removes the schedule's workflow; started target workflows are not touched. */
