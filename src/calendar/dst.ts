@@ -77,48 +77,21 @@ export function resolveWall(zone: Zone, wall: number, policy: DstPolicy): Resolu
     const so = zone.offsetAt(second);
     const both = `${formatInstantAt(first, fo)} and ${formatInstantAt(second, so)}`;
     const base = `${hm(wall)} occurs twice ${where} (${both})`;
-    if (policy.fold === 'FIRST') {
-      return {
-        resolved: [
-          {
-            instant: first,
-            offset: fo,
-            adjustment: { kind: 'DST_FOLD', note: `${base}; fired once, at the first` },
-          },
-        ],
-        lowerBound,
-        upperBound,
-      };
-    }
-    if (policy.fold === 'LAST') {
-      return {
-        resolved: [
-          {
-            instant: second,
-            offset: so,
-            adjustment: { kind: 'DST_FOLD', note: `${base}; fired once, at the second` },
-          },
-        ],
-        lowerBound,
-        upperBound,
-      };
-    }
-    return {
-      resolved: [
-        {
-          instant: first,
-          offset: fo,
-          adjustment: { kind: 'DST_FOLD', note: `${base}; fired at both, this is the first` },
-        },
-        {
-          instant: second,
-          offset: so,
-          adjustment: { kind: 'DST_FOLD', note: `${base}; fired at both, this is the second` },
-        },
-      ],
-      lowerBound,
-      upperBound,
-    };
+    const at = (instant: number, offset: number, note: string): Resolved => ({
+      instant,
+      offset,
+      adjustment: { kind: 'DST_FOLD', note: `${base}; ${note}` },
+    });
+    const resolved =
+      policy.fold === 'FIRST'
+        ? [at(first, fo, 'fired once, at the first')]
+        : policy.fold === 'LAST'
+          ? [at(second, so, 'fired once, at the second')]
+          : [
+              at(first, fo, 'fired at both, this is the first'),
+              at(second, so, 'fired at both, this is the second'),
+            ];
+    return { resolved, lowerBound, upperBound };
   }
   // gap: the wall time lies in [change + before, change + after)
   const change = zone.changeAfter(wall - maxO);
