@@ -134,6 +134,7 @@ type Command =
   | { kind: 'cancel'; request: CancelRequest; done: (r: ScheduleDescription) => void };
 
 const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
 
 function initialState(input: ScheduleWorkflowInput): ScheduleState {
   const createdAt = input.createdAt ?? workflowNowIso();
@@ -230,9 +231,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const remember = (occ: Occurrence) => {
     s.occurrences.push(occ);
     // Bounded: drop the oldest finished ones; active ones stay however many there are.
-    const active = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
     while (s.occurrences.length > RECENT_LIMIT) {
-      const index = s.occurrences.findIndex((o) => !active.has(o.status));
+      const index = s.occurrences.findIndex((o) => !ACTIVE_OCCURRENCE.has(o.status));
       if (index < 0) break;
       s.occurrences.splice(index, 1);
     }
