@@ -17,8 +17,8 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { findTemporalCli } from '../../scripts/toolchain.mjs';
-import type { ScheduleDescription } from '../../src/api/contracts.js';
-import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import type { ScheduleDescription } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { type Stack, startStack, startWorker, stopStack } from '../../test/integration/support.js';
 
 const { values } = parseArgs({

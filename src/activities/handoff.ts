@@ -5,8 +5,7 @@
 // idempotency key for the receiver to deduplicate on.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import type { Target } from '../api/contracts.js';
-import type { OccurrenceEnvelope } from '../workflows/handoff.js';
+import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
 
 /** Error type for failures that retrying cannot fix; the workflow records them on the occurrence. */
 export const PERMANENT_HANDOFF_ERROR = 'PermanentHandoffError';

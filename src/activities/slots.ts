@@ -1,68 +1,8 @@
-// Slot batches are computed here, in a local activity, and recorded in the workflow's history rather
-// than recomputed on replay: a tzdata update in Node or a fix in src/calendar then never makes a running
+// Slot batches are computed in a local activity and recorded in the workflow's history rather than
+// recomputed on replay: a tzdata update in Node or a fix in src/calendar then never makes a running
 // schedule's replay diverge, and a wake costs no recomputation.
-
-import type { ScheduleSpec } from '../api/contracts.js';
-import { type CalendarCursor, compileCalendar, type Slot } from '../calendar/index.js';
-import type { CalendarOptions } from '../calendar/timing.js';
-
-/** Bumped when the slot computation changes meaning; recorded with every batch. */
-export const SLOT_ENGINE_VERSION = 1;
-
-export interface SlotBatchRequest {
-  scheduleId: string;
-  spec: ScheduleSpec;
-  createdAt: string;
-  /** Slots strictly after this instant (by scheduled_for). */
-  after: string;
-  /** Only slots up to this instant (backfill); default: no bound but `count`. */
-  until?: string;
-  count: number;
-  cursor?: CalendarCursor;
-  lastCompletedAt?: string;
-}
-
-export interface SlotBatch {
-  engine: number;
-  slots: Slot[];
-  cursor: CalendarCursor;
-  exhausted: boolean;
-}
-
-/** The calendar options inside a schedule spec (the spec carries them flat, as schedule.v1 does). */
-export function calendarOptionsOf(spec: ScheduleSpec): CalendarOptions {
-  const { timezone, window, exclusions, starts_at, ends_at, max_count, jitter, dst } = spec;
-  const options: CalendarOptions = {};
-  if (timezone !== undefined) options.timezone = timezone;
-  if (window !== undefined) options.window = window;
-  if (exclusions !== undefined) options.exclusions = exclusions;
-  if (starts_at !== undefined) options.starts_at = starts_at;
-  if (ends_at !== undefined) options.ends_at = ends_at;
-  if (max_count !== undefined) options.max_count = max_count;
-  if (jitter !== undefined) options.jitter = jitter;
-  if (dst !== undefined) options.dst = dst;
-  return options;
-}
+import { computeSlots, type SlotBatch, type SlotBatchRequest } from '../model/slots.js';
 
 export async function computeSlotBatch(request: SlotBatchRequest): Promise<SlotBatch> {
-  return computeSlotBatchSync(request);
-}
-
-/** Same computation, synchronous: for validators and previews outside a workflow. */
-export function computeSlotBatchSync(request: SlotBatchRequest): SlotBatch {
-  const calendar = compileCalendar({
-    scheduleId: request.scheduleId,
-    timing: request.spec.timing,
-    options: calendarOptionsOf(request.spec),
-    createdAt: request.createdAt,
-    // A bare RRULE without starts_at starts at the minute of creation (seconds would leak into slots).
-    defaultDtstart: new Date(Math.floor(Date.parse(request.createdAt) / 60_000) * 60_000).toISOString(),
-  });
-  const ctx = {
-    ...(request.lastCompletedAt ? { lastCompletedAt: request.lastCompletedAt } : {}),
-    // The calendar stops at `until` itself, so the cursor it returns matches the last slot returned.
-    ...(request.until ? { until: request.until } : {}),
-  };
-  const { slots, cursor, exhausted } = calendar.nextSlots(request.after, request.count, request.cursor, ctx);
-  return { engine: SLOT_ENGINE_VERSION, slots, cursor, exhausted };
+  return computeSlots(request);
 }

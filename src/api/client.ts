@@ -9,28 +9,6 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
-import { computeSlotBatchSync } from '../activities/slots.js';
-import { scheduleWorkflowId } from '../workflows/ids.js';
-import {
-  backfillUpdate,
-  cancelUpdate,
-  describeQuery,
-  editUpdate,
-  INVALID_REQUEST,
-  INVALID_STATE,
-  pauseSignal,
-  resumeSignal,
-  type scheduleWorkflow,
-  triggerNowUpdate,
-  VERSION_CONFLICT,
-} from '../workflows/schedule.js';
-import {
-  ScheduleIdKey,
-  ScheduleStatusKey,
-  TenantIdKey,
-  TimingKindKey,
-} from '../workflows/search-attributes.js';
-import type { Principal } from './auth.js';
 import {
   BackfillRequest,
   type BackfillResult,
@@ -47,7 +25,28 @@ import {
   type ScheduleSpecInput,
   TriggerRequest,
   toNextRun,
-} from './contracts.js';
+} from '../model/contracts.js';
+import { scheduleWorkflowId } from '../model/ids.js';
+import { computeSlots } from '../model/slots.js';
+import {
+  backfillUpdate,
+  cancelUpdate,
+  describeQuery,
+  editUpdate,
+  INVALID_REQUEST,
+  INVALID_STATE,
+  pauseSignal,
+  resumeSignal,
+  triggerNowUpdate,
+  VERSION_CONFLICT,
+} from '../workflows/definitions.js';
+import {
+  ScheduleIdKey,
+  ScheduleStatusKey,
+  TenantIdKey,
+  TimingKindKey,
+} from '../workflows/search-attributes.js';
+import type { Principal } from './auth.js';
 import { parseOrThrow, SchedulerError, validationError } from './errors.js';
 
 export interface SchedulerClientOptions {
@@ -89,7 +88,7 @@ export function previewRuns(
   count = 10,
 ): NextRun[] {
   try {
-    return computeSlotBatchSync({ scheduleId, spec, createdAt, after, count }).slots.map(toNextRun);
+    return computeSlots({ scheduleId, spec, createdAt, after, count }).slots.map(toNextRun);
   } catch (err) {
     throw validationError(err) ?? err;
   }
@@ -131,7 +130,7 @@ export class SchedulerClient {
     return this.options.principal.tenant_id;
   }
 
-  private handle(scheduleId: string): WorkflowHandle<typeof scheduleWorkflow> {
+  private handle(scheduleId: string): WorkflowHandle {
     return this.options.client.workflow.getHandle(scheduleWorkflowId(this.tenant, scheduleId));
   }
 

@@ -6,22 +6,10 @@
 // work already handed off unless asked to.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
-import type { Target } from '../api/contracts.js';
+import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
 import { OccurrenceIdKey, ScheduledForKey, ScheduleIdKey, TenantIdKey } from './search-attributes.js';
 
-/** What a target receives: the JOB's argument, the signal's argument, the event's data. */
-export interface OccurrenceEnvelope {
-  occurrence_id: string;
-  idempotency_key: string;
-  tenant_id: string;
-  schedule_id: string;
-  schedule_version: number;
-  scheduled_for: string;
-  emitted_at: string;
-  trigger: 'SCHEDULE' | 'MANUAL' | 'BACKFILL';
-  payload_ref: string | null;
-  payload: Record<string, unknown> | null;
-}
+export type { OccurrenceEnvelope };
 
 export type JobStart =
   | { duplicate: false; workflowId: string; result: Promise<unknown> }

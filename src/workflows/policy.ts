@@ -1,7 +1,7 @@
 // The pure decisions of a schedule, separate from the plumbing that sleeps, signals and continues as
 // new (as Temporal's own scheduler separates processTimeRange from its loop). No Temporal import: these
 // are unit-tested on plain values.
-import type { MisfirePolicy, OverlapPolicy } from '../api/contracts.js';
+import type { MisfirePolicy, OverlapPolicy } from '../model/contracts.js';
 
 /** A slot as the calendar computed it: identity (`scheduledFor`) and when it is due (`fireAt`). */
 export interface SlotLike {

@@ -5,7 +5,7 @@
 // applied after that slot is decided, never half-way through.
 import * as wf from '@temporalio/workflow';
 import type { HandoffActivities } from '../activities/handoff.js';
-import type { SlotBatch, SlotBatchRequest } from '../activities/slots.js';
+import type { CalendarCursor, Slot } from '../calendar/index.js';
 import {
   type BackfillRequest,
   type BackfillResult,
@@ -14,6 +14,7 @@ import {
   type EditResult,
   type NextRun,
   type Occurrence,
+  type OccurrenceEnvelope,
   type ScheduleCounters,
   type ScheduleDescription,
   type ScheduleIdentity,
@@ -21,11 +22,23 @@ import {
   type ScheduleStatus,
   type TriggerRequest,
   toNextRun,
-} from '../api/contracts.js';
-import type { CalendarCursor, Slot } from '../calendar/index.js';
+} from '../model/contracts.js';
+import { canonicalInstant, idempotencyKey, occurrenceId } from '../model/ids.js';
+import type { SlotBatch, SlotBatchRequest } from '../model/slots.js';
 import { workflowNow, workflowNowIso } from './clock.js';
-import { jobOutcome, type OccurrenceEnvelope, startJob } from './handoff.js';
-import { canonicalInstant, idempotencyKey, occurrenceId } from './ids.js';
+import {
+  backfillUpdate,
+  cancelUpdate,
+  describeQuery,
+  editUpdate,
+  INVALID_REQUEST,
+  INVALID_STATE,
+  pauseSignal,
+  resumeSignal,
+  triggerNowUpdate,
+  VERSION_CONFLICT,
+} from './definitions.js';
+import { jobOutcome, startJob } from './handoff.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
   NextRunAtKey,
@@ -34,20 +47,6 @@ import {
   TenantIdKey,
   TimingKindKey,
 } from './search-attributes.js';
-
-// ---- handlers (names are part of the public contract: SDK, API and users' own tools call them) ----
-export const pauseSignal = wf.defineSignal<[{ note?: string }?]>('pause');
-export const resumeSignal = wf.defineSignal<[]>('resume');
-export const editUpdate = wf.defineUpdate<EditResult, [EditRequest]>('edit');
-export const triggerNowUpdate = wf.defineUpdate<Occurrence, [TriggerRequest]>('triggerNow');
-export const backfillUpdate = wf.defineUpdate<BackfillResult, [BackfillRequest]>('backfill');
-export const cancelUpdate = wf.defineUpdate<ScheduleDescription, [CancelRequest]>('cancel');
-export const describeQuery = wf.defineQuery<ScheduleDescription>('describe');
-
-/** Error types the handlers reject with (ApplicationFailure.type), mapped to API errors by the client. */
-export const VERSION_CONFLICT = 'VersionConflict';
-export const INVALID_STATE = 'InvalidScheduleState';
-export const INVALID_REQUEST = 'InvalidRequest';
 
 const SLOT_BATCH = 100;
 const RECENT_LIMIT = 256;

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
-import { ScheduleSpec } from '../../src/api/contracts.js';
-import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import { ScheduleSpec } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Occurrence } from '../../src/api/contracts.js';
-import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import type { Occurrence } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
 import {
   eventually,
   groupBy,

@@ -6,8 +6,8 @@
 // worker polls.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MisfirePolicy, Occurrence, ScheduleDescription } from '../../src/api/contracts.js';
-import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import type { MisfirePolicy, Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
 import {
   eventually,
   groupBy,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ScheduleSpec } from '../../src/api/contracts.js';
-import { scheduleWorkflowId } from '../../src/workflows/ids.js';
+import { ScheduleSpec } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;

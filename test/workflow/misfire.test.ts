@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MisfirePolicy } from '../../src/api/contracts.js';
+import type { MisfirePolicy } from '../../src/model/contracts.js';
 import { SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;

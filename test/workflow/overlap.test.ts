@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OverlapPolicy } from '../../src/api/contracts.js';
+import type { OverlapPolicy } from '../../src/model/contracts.js';
 import { type JobRun, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;

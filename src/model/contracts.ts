@@ -1,5 +1,6 @@
 // The product's contracts (SPEC.md "Contracts"). These zod schemas are the single source of truth: the
-// workflow, the client SDK, the HTTP API, the CLI and the OpenAPI document all derive from them.
+// workflow, the activities, the client SDK, the HTTP API, the CLI and the OpenAPI document all derive
+// from them. This module sits just above src/calendar: it imports nothing of the layers that use it.
 import { z } from 'zod';
 import { CalendarOptions, Timing } from '../calendar/timing.js';
 
@@ -132,6 +133,21 @@ export const Occurrence = z.object({
   finished_at: z.string().nullable(),
 });
 export type Occurrence = z.infer<typeof Occurrence>;
+
+/** What a target receives: the JOB's argument, the signal's argument, the CloudEvent's `data`. */
+export const OccurrenceEnvelope = z.object({
+  occurrence_id: z.string(),
+  idempotency_key: z.string(),
+  tenant_id: z.string(),
+  schedule_id: z.string(),
+  schedule_version: z.number().int(),
+  scheduled_for: z.string(),
+  emitted_at: z.string(),
+  trigger: z.enum(['SCHEDULE', 'MANUAL', 'BACKFILL']),
+  payload_ref: z.string().nullable(),
+  payload: z.record(z.string(), z.unknown()).nullable(),
+});
+export type OccurrenceEnvelope = z.infer<typeof OccurrenceEnvelope>;
 
 export const ScheduleCounters = z.object({
   fired: z.number().int(),

@@ -1,0 +1,64 @@
+// The slots of a schedule definition: the one place a schedule spec meets the calendar engine. The
+// workflow gets them through a local activity (src/activities/slots.ts, recorded in history); the SDK
+// calls the same function to validate and preview a definition without a server.
+
+import { type CalendarCursor, compileCalendar, type Slot } from '../calendar/index.js';
+import type { CalendarOptions } from '../calendar/timing.js';
+import type { ScheduleSpec } from './contracts.js';
+
+/** Bumped when the slot computation changes meaning; recorded with every batch. */
+export const SLOT_ENGINE_VERSION = 1;
+
+export interface SlotBatchRequest {
+  scheduleId: string;
+  spec: ScheduleSpec;
+  createdAt: string;
+  /** Slots strictly after this instant (by scheduled_for). */
+  after: string;
+  /** Only slots up to this instant (backfill); default: no bound but `count`. */
+  until?: string;
+  count: number;
+  cursor?: CalendarCursor;
+  lastCompletedAt?: string;
+}
+
+export interface SlotBatch {
+  engine: number;
+  slots: Slot[];
+  cursor: CalendarCursor;
+  exhausted: boolean;
+}
+
+/** The calendar options inside a schedule spec (the spec carries them flat, as schedule.v1 does). */
+export function calendarOptionsOf(spec: ScheduleSpec): CalendarOptions {
+  const { timezone, window, exclusions, starts_at, ends_at, max_count, jitter, dst } = spec;
+  const options: CalendarOptions = {};
+  if (timezone !== undefined) options.timezone = timezone;
+  if (window !== undefined) options.window = window;
+  if (exclusions !== undefined) options.exclusions = exclusions;
+  if (starts_at !== undefined) options.starts_at = starts_at;
+  if (ends_at !== undefined) options.ends_at = ends_at;
+  if (max_count !== undefined) options.max_count = max_count;
+  if (jitter !== undefined) options.jitter = jitter;
+  if (dst !== undefined) options.dst = dst;
+  return options;
+}
+
+/** The next slots of a definition after `request.after`; throws CalendarError on an invalid rule or zone. */
+export function computeSlots(request: SlotBatchRequest): SlotBatch {
+  const calendar = compileCalendar({
+    scheduleId: request.scheduleId,
+    timing: request.spec.timing,
+    options: calendarOptionsOf(request.spec),
+    createdAt: request.createdAt,
+    // A bare RRULE without starts_at starts at the minute of creation (seconds would leak into slots).
+    defaultDtstart: new Date(Math.floor(Date.parse(request.createdAt) / 60_000) * 60_000).toISOString(),
+  });
+  const ctx = {
+    ...(request.lastCompletedAt ? { lastCompletedAt: request.lastCompletedAt } : {}),
+    // The calendar stops at `until` itself, so the cursor it returns matches the last slot returned.
+    ...(request.until ? { until: request.until } : {}),
+  };
+  const { slots, cursor, exhausted } = calendar.nextSlots(request.after, request.count, request.cursor, ctx);
+  return { engine: SLOT_ENGINE_VERSION, slots, cursor, exhausted };
+}

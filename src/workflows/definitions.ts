@@ -1,0 +1,30 @@
+// The schedule workflow's public surface: its type name, handler names and argument/result types, and the
+// failure types its handlers reject with. The SDK and the HTTP API import this module, never the workflow
+// implementation, so a caller does not load workflow code to talk to a schedule. Names are part of the
+// public contract: users' own tools (tctl, the Web UI, other SDKs) call them too.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type {
+  BackfillRequest,
+  BackfillResult,
+  CancelRequest,
+  EditRequest,
+  EditResult,
+  Occurrence,
+  ScheduleDescription,
+  TriggerRequest,
+} from '../model/contracts.js';
+
+export const SCHEDULE_WORKFLOW_TYPE = 'scheduleWorkflow';
+
+export const pauseSignal = defineSignal<[{ note?: string }?]>('pause');
+export const resumeSignal = defineSignal<[]>('resume');
+export const editUpdate = defineUpdate<EditResult, [EditRequest]>('edit');
+export const triggerNowUpdate = defineUpdate<Occurrence, [TriggerRequest]>('triggerNow');
+export const backfillUpdate = defineUpdate<BackfillResult, [BackfillRequest]>('backfill');
+export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest]>('cancel');
+export const describeQuery = defineQuery<ScheduleDescription>('describe');
+
+/** Error types the handlers reject with (ApplicationFailure.type), mapped to API errors by the client. */
+export const VERSION_CONFLICT = 'VersionConflict';
+export const INVALID_STATE = 'InvalidScheduleState';
+export const INVALID_REQUEST = 'InvalidRequest';

@@ -1,0 +1,132 @@
+// The layering the README promises, checked over the real import graph of src/:
+// calendar ← model ← workflows / activities ← api / cli ← main. A violation fails with the file, the import
+// and the rule it breaks.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+const src = join(root, 'src');
+
+interface ImportEdge {
+  file: string; // relative to src/, e.g. workflows/schedule.ts
+  specifier: string;
+  target: string | null; // relative to src/ for relative imports, null for packages
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|mts)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+function importsOf(path: string): ImportEdge[] {
+  const text = readFileSync(path, 'utf8');
+  const file = relative(src, path);
+  const edges: ImportEdge[] = [];
+  const pattern =
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+  for (const match of text.matchAll(pattern)) {
+    const specifier = match[3] ?? match[4]!;
+    const target = specifier.startsWith('.')
+      ? relative(src, resolve(dirname(path), specifier))
+          .replace(/\.js$/, '.ts')
+          .replace(/\.mjs$/, '.mts')
+      : null;
+    edges.push({ file, specifier, target, typeOnly: Boolean(match[2]) });
+  }
+  return edges;
+}
+
+const edges = sourceFiles(src).flatMap(importsOf);
+const layerOf = (path: string) => path.split('/')[0]!;
+const violations = (rule: (edge: ImportEdge) => string | null) =>
+  edges.flatMap((edge) => {
+    const why = rule(edge);
+    return why ? [`${edge.file} imports '${edge.specifier}': ${why}`] : [];
+  });
+
+describe('architecture: dependencies run one way', () => {
+  it('reads a real import graph', () => {
+    // Guards the parser itself: these edges exist today and must be seen.
+    expect(edges.some((e) => e.file === 'workflows/schedule.ts' && e.target === 'model/contracts.ts')).toBe(
+      true,
+    );
+    expect(edges.some((e) => e.file === 'api/client.ts' && e.target === 'workflows/definitions.ts')).toBe(
+      true,
+    );
+  });
+
+  it('src/calendar imports only itself and its libraries', () => {
+    const allowed = new Set(['luxon', 'rrule', 'zod']);
+    expect(
+      violations((e) => {
+        if (layerOf(e.file) !== 'calendar') return null;
+        if (e.target) return layerOf(e.target) === 'calendar' ? null : 'calendar is the bottom layer';
+        return allowed.has(e.specifier) ? null : 'calendar uses only luxon, rrule and zod';
+      }),
+    ).toEqual([]);
+  });
+
+  it('src/model imports only itself, the calendar and zod', () => {
+    expect(
+      violations((e) => {
+        if (layerOf(e.file) !== 'model') return null;
+        if (e.target)
+          return ['model', 'calendar'].includes(layerOf(e.target)) ? null : 'model sits on calendar';
+        return e.specifier === 'zod' ? null : 'model uses only zod';
+      }),
+    ).toEqual([]);
+  });
+
+  it('workflows and activities never import the boundary (api, cli, runtime, main)', () => {
+    const above = ['api', 'cli', 'runtime', 'main.ts', 'worker.ts', 'config.ts'];
+    expect(
+      violations((e) => {
+        if (!['workflows', 'activities'].includes(layerOf(e.file)) || !e.target) return null;
+        const layer = layerOf(e.target);
+        if (above.includes(layer)) return `${layer} is above ${layerOf(e.file)}`;
+        // Workflows see activities only as types (proxies); activities never see workflow code.
+        if (layerOf(e.file) === 'workflows' && layer === 'activities' && !e.typeOnly)
+          return 'workflow code may only import activity types';
+        if (layerOf(e.file) === 'activities' && layer === 'workflows')
+          return 'activities do not depend on workflow code';
+        return null;
+      }),
+    ).toEqual([]);
+  });
+
+  it('api and cli reach workflows only through their public definitions, and never activities', () => {
+    const publicSurface = new Set(['workflows/definitions.ts', 'workflows/search-attributes.ts']);
+    expect(
+      violations((e) => {
+        if (!['api', 'cli'].includes(layerOf(e.file)) || !e.target) return null;
+        const layer = layerOf(e.target);
+        if (layer === 'activities') return 'the boundary does not call activity implementations';
+        if (layer === 'workflows' && !publicSurface.has(e.target))
+          return 'import the handler definitions (workflows/definitions.ts), not the implementation';
+        if (['main.ts', 'worker.ts', 'runtime'].includes(layer)) return `${layer} is above the boundary`;
+        return null;
+      }),
+    ).toEqual([]);
+  });
+
+  it('calendar and workflow code read no wall clock and no randomness (workflow time lives in clock.ts)', () => {
+    const offenders = sourceFiles(src)
+      .filter((p) => ['calendar', 'workflows'].includes(layerOf(relative(src, p))))
+      .filter((p) => !p.endsWith('workflows/clock.ts'))
+      .flatMap((p) =>
+        readFileSync(p, 'utf8')
+          .split('\n')
+          .flatMap((line, i) =>
+            /Date\.now\(\)|Math\.random\(\)|new Date\(\)/.test(line.replace(/\/\/.*$/, ''))
+              ? [`${relative(src, p)}:${i + 1}: ${line.trim()}`]
+              : [],
+          ),
+      );
+    expect(offenders).toEqual([]);
+  });
+});
