@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -10,24 +10,57 @@ export const PrincipalSchema = z.object({
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 
-export class ApiKeyConfigError extends Error {
+/** A configuration value (environment variable or file) that cannot be used; the message says why. */
+export class ConfigValueError extends Error {
+  override name = 'ConfigValueError';
+}
+
+/** SCHEDULER_API_KEYS or SCHEDULER_API_KEY_FILE cannot be used. */
+export class ApiKeyConfigError extends ConfigValueError {
   override name = 'ApiKeyConfigError';
+}
+
+const MIN_KEY_LENGTH = 16;
+const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/** Checks tenant_id and owner_ref, naming `where` (never the key) when they are unusable. */
+function principalOf(tenant_id: string, owner_ref: string, where: string): Principal {
+  const parsed = PrincipalSchema.safeParse({ tenant_id, owner_ref });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ApiKeyConfigError(`${where}: ${issue?.path.join('.') ?? 'principal'}: ${issue?.message}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** SCHEDULER_API_KEYS entries with their plaintext keys (shared by parseApiKeys and KeyRing.fromConfig). */
+function parseKeySpec(spec: string): Array<{ key: string; principal: Principal; source: string }> {
+  const entries: Array<{ key: string; principal: Principal; source: string }> = [];
+  for (const [index, raw] of spec.split(',').entries()) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    const source = `SCHEDULER_API_KEYS entry ${index + 1}`;
+    const match = /^([^=\s]{16,})=([^:\s]+):(\S+)$/.exec(entry);
+    if (!match) {
+      throw new ApiKeyConfigError(
+        `${source} is not 'key=tenant_id:owner_ref' with a key of at least ${MIN_KEY_LENGTH} characters`,
+      );
+    }
+    // A hashed entry pasted here would make its hash the key: anyone who saw the hash could use it.
+    if (/^sha256:/i.test(match[1]!)) {
+      throw new ApiKeyConfigError(
+        `${source} is a hashed key ('sha256:…'); hashed entries belong in SCHEDULER_API_KEY_FILE`,
+      );
+    }
+    entries.push({ key: match[1]!, principal: principalOf(match[2]!, match[3]!, source), source });
+  }
+  return entries;
 }
 
 /** Parses SCHEDULER_API_KEYS: comma-separated `key=tenant_id:owner_ref`. */
 export function parseApiKeys(spec: string): Map<string, Principal> {
   const keys = new Map<string, Principal>();
-  for (const [index, raw] of spec.split(',').entries()) {
-    const entry = raw.trim();
-    if (!entry) continue;
-    const match = /^([^=\s]{16,})=([^:\s]+):(\S+)$/.exec(entry);
-    if (!match) {
-      throw new ApiKeyConfigError(
-        `SCHEDULER_API_KEYS entry ${index + 1} is not 'key=tenant_id:owner_ref' with a key of at least 16 characters`,
-      );
-    }
-    keys.set(match[1]!, PrincipalSchema.parse({ tenant_id: match[2], owner_ref: match[3] }));
-  }
+  for (const { key, principal } of parseKeySpec(spec)) keys.set(key, principal);
   if (keys.size === 0) throw new ApiKeyConfigError('SCHEDULER_API_KEYS has no entries');
   return keys;
 }
@@ -46,4 +79,319 @@ export function developmentApiKey(dataDir: string): { spec: string; key: string 
     writeFileSync(file, `${key}\n`, { mode: 0o600 });
   }
   return { key, spec: `${key}=dev:developer` };
+}
+
+/** One configured API key, only ever held as its hash. */
+export interface ApiKeyEntry {
+  /** `sha256:<64 lowercase hex>` of the key (plaintext entries are hashed when parsed). */
+  hash: string;
+  principal: Principal;
+  /** Where the entry was configured, for error messages, e.g. `SCHEDULER_API_KEY_FILE line 3`; never the key. */
+  source: string;
+}
+
+function sha256(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/**
+ * The entry for SCHEDULER_API_KEY_FILE that stands for `key`: `sha256:<64 hex>`. An operator can make a
+ * new key and its file line without the key reaching shell history (the key goes to stdout, the line to
+ * stderr):
+ *
+ *   node -e "const c=require('node:crypto');const k='sk_'+c.randomBytes(24).toString('base64url');console.log(k);console.error('sha256:'+c.createHash('sha256').update(k).digest('hex')+'=TENANT:OWNER')"
+ *
+ * or hash an existing key read from stdin:
+ *
+ *   node -e "process.stdin.once('data',d=>console.log('sha256:'+require('node:crypto').createHash('sha256').update(String(d).trim()).digest('hex')))" < key.txt
+ */
+export function hashApiKey(key: string): string {
+  return `sha256:${sha256(key).toString('hex')}`;
+}
+
+const principalKey = (p: Principal) => JSON.stringify([p.tenant_id, p.owner_ref]);
+
+/** Rejects one key hash configured for two different principals (identical repeats are harmless). */
+function assertNoConflicts(entries: readonly ApiKeyEntry[]): void {
+  const seen = new Map<string, ApiKeyEntry>();
+  for (const entry of entries) {
+    const earlier = seen.get(entry.hash);
+    if (!earlier) seen.set(entry.hash, entry);
+    else if (principalKey(earlier.principal) !== principalKey(entry.principal)) {
+      throw new ApiKeyConfigError(
+        `${entry.source}: the same key is already configured for ${earlier.principal.tenant_id}:${earlier.principal.owner_ref} (${earlier.source}); a key belongs to one tenant and owner`,
+      );
+    }
+  }
+}
+
+/**
+ * Parses the text of SCHEDULER_API_KEY_FILE: one entry per line, either hashed (production)
+ * `sha256:<64 hex>=tenant_id:owner_ref` (see hashApiKey) or plaintext `key=tenant_id:owner_ref` with a key
+ * of at least 16 characters. Blank lines and lines starting with `#` are ignored. Errors name the line
+ * and never repeat a key. A file without entries gives `[]` (KeyRing.fromConfig decides if that is enough).
+ */
+export function parseApiKeyFile(text: string, source = 'SCHEDULER_API_KEY_FILE'): ApiKeyEntry[] {
+  const entries: ApiKeyEntry[] = [];
+  for (const [index, raw] of text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const where = `${source} line ${index + 1}`;
+    const bad = (what: string) => new ApiKeyConfigError(`${where}: ${what}`);
+    if (/\s/.test(line))
+      throw bad('an entry has no spaces inside (one entry per line, comments on lines of their own)');
+    const equals = line.indexOf('=');
+    if (equals < 0) throw bad("expected 'sha256:<64 hex>=tenant_id:owner_ref' or 'key=tenant_id:owner_ref'");
+    const keyPart = line.slice(0, equals);
+    const principalPart = line.slice(equals + 1);
+    const colon = principalPart.indexOf(':');
+    if (colon <= 0 || colon === principalPart.length - 1)
+      throw bad("expected 'tenant_id:owner_ref' after '='");
+    const principal = principalOf(principalPart.slice(0, colon), principalPart.slice(colon + 1), where);
+    let hash: string;
+    if (/^sha256:/i.test(keyPart)) {
+      hash = keyPart.toLowerCase();
+      if (!HASH_PATTERN.test(hash)) {
+        const digits = keyPart.length - 'sha256:'.length;
+        throw bad(
+          digits === 64
+            ? "a hashed key is 'sha256:' and 64 hex digits (0-9, a-f), this has other characters"
+            : `a hashed key is 'sha256:' and 64 hex digits, this has ${digits} characters after 'sha256:'`,
+        );
+      }
+    } else if (/^[a-z][a-z0-9-]*:[0-9a-f]{32,}$/i.test(keyPart)) {
+      throw bad(
+        `unsupported hash '${keyPart.slice(0, keyPart.indexOf(':'))}:'; only sha256 is supported (see hashApiKey)`,
+      );
+    } else if (keyPart.length < MIN_KEY_LENGTH) {
+      throw bad(`a plaintext key has at least ${MIN_KEY_LENGTH} characters, this one has ${keyPart.length}`);
+    } else hash = hashApiKey(keyPart);
+    entries.push({ hash, principal, source: where });
+  }
+  assertNoConflicts(entries);
+  return entries;
+}
+
+/** `Bearer <key>` (scheme case-insensitive) to the key, or null. */
+function bearerToken(header: string | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  const match = /^bearer[ \t]+(\S+)$/i.exec(header.trim());
+  return match ? match[1]! : null;
+}
+
+/**
+ * The configured API keys, held only as SHA-256 hashes. Immutable: to reload, call KeyRing.fromConfig
+ * again (it is cheap) and swap the reference.
+ */
+export class KeyRing {
+  readonly #entries: ReadonlyArray<{ digest: Buffer; principal: Principal }>;
+  readonly #principals = new Map<string, Principal>();
+  readonly #keysPerTenant = new Map<string, number>();
+
+  constructor(entries: readonly ApiKeyEntry[]) {
+    assertNoConflicts(entries);
+    const unique = new Map<string, { digest: Buffer; principal: Principal }>();
+    for (const entry of entries) {
+      if (!HASH_PATTERN.test(entry.hash)) {
+        throw new ApiKeyConfigError(
+          `${entry.source}: the key hash is not 'sha256:' and 64 lowercase hex digits`,
+        );
+      }
+      const principal = principalOf(entry.principal.tenant_id, entry.principal.owner_ref, entry.source);
+      if (unique.has(entry.hash)) continue;
+      unique.set(entry.hash, { digest: Buffer.from(entry.hash.slice(7), 'hex'), principal });
+      this.#principals.set(principalKey(principal), principal);
+      this.#keysPerTenant.set(principal.tenant_id, (this.#keysPerTenant.get(principal.tenant_id) ?? 0) + 1);
+    }
+    if (unique.size === 0) {
+      throw new ApiKeyConfigError(
+        'no API keys are configured: set SCHEDULER_API_KEYS or SCHEDULER_API_KEY_FILE',
+      );
+    }
+    this.#entries = [...unique.values()];
+  }
+
+  /**
+   * Keys from SCHEDULER_API_KEYS (`keys`, the variable's value) and SCHEDULER_API_KEY_FILE (`keyFile`, a
+   * path, read now), merged. An empty string counts as unset. Throws ApiKeyConfigError when neither gives
+   * an entry, a file cannot be read or parsed, or one key is configured for two principals.
+   */
+  static fromConfig(config: { keys?: string; keyFile?: string }): KeyRing {
+    const entries: ApiKeyEntry[] = [];
+    if (config.keys?.trim()) {
+      for (const { key, principal, source } of parseKeySpec(config.keys)) {
+        entries.push({ hash: hashApiKey(key), principal, source });
+      }
+    }
+    if (config.keyFile) {
+      let text: string;
+      try {
+        text = readFileSync(config.keyFile, 'utf8');
+      } catch (err) {
+        throw new ApiKeyConfigError(
+          `SCHEDULER_API_KEY_FILE ${config.keyFile} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        );
+      }
+      entries.push(...parseApiKeyFile(text, `SCHEDULER_API_KEY_FILE ${config.keyFile}`));
+    }
+    return new KeyRing(entries);
+  }
+
+  /**
+   * The principal whose key the `Authorization: Bearer <key>` header carries, or null. The presented key
+   * is hashed and compared with every stored hash in constant time (all of them, no early exit), so
+   * neither the key nor which entry matched shows in the response time.
+   */
+  authenticate(authorizationHeader: string | undefined): Principal | null {
+    const key = bearerToken(authorizationHeader);
+    if (key === null) return null;
+    const digest = sha256(key);
+    let found: Principal | null = null;
+    for (const entry of this.#entries) {
+      if (timingSafeEqual(digest, entry.digest)) found = entry.principal;
+    }
+    return found;
+  }
+
+  /** The distinct tenant/owner pairs that have at least one key, in configuration order. */
+  principals(): Principal[] {
+    return [...this.#principals.values()].map((p) => ({ ...p }));
+  }
+
+  /** Whether this tenant/owner pair still has a key (schedules of an owner whose keys were removed stop). */
+  isAuthorized(principal: Principal): boolean {
+    return this.#principals.has(principalKey(principal));
+  }
+
+  /** For the start-up log: the number of keys per tenant, e.g. `3 API keys (acme: 2, globex: 1)`; never keys. */
+  describe(): string {
+    const perTenant = [...this.#keysPerTenant.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([tenant, count]) => `${tenant}: ${count}`);
+    const total = this.#entries.length;
+    return `${total} API key${total === 1 ? '' : 's'} (${perTenant.join(', ')})`;
+  }
+}
+
+export type EventSinkCheck = { ok: true } | { ok: false; reason: string };
+
+/** Which URLs an EVENT target may POST to (SCHEDULER_EVENT_SINKS). */
+export interface EventSinkPolicy {
+  /** The allowed prefixes as parsed URLs, or null when any http(s) URL is allowed (variable unset). */
+  readonly prefixes: readonly string[] | null;
+  check(url: string): EventSinkCheck;
+}
+
+interface SinkPrefix {
+  protocol: string;
+  host: string;
+  path: string;
+  href: string;
+}
+
+/** Percent-encoded `/`, `\` or `.` in a path, which a receiving server may decode into another path. */
+const ENCODED_SEPARATOR = /%(2f|5c|2e)/i;
+
+function underPrefix(prefix: SinkPrefix, url: URL): boolean {
+  if (url.protocol !== prefix.protocol || url.host !== prefix.host) return false;
+  if (prefix.path.endsWith('/')) return url.pathname.startsWith(prefix.path);
+  // `https://a.example/hooks` admits `/hooks`, `/hooks/…`, `/hooks?…`, `/hooks#…` but not `/hooks-evil`.
+  return url.pathname === prefix.path || url.pathname.startsWith(`${prefix.path}/`);
+}
+
+/**
+ * Parses SCHEDULER_EVENT_SINKS: comma-separated absolute http(s) URL prefixes that EVENT targets may POST
+ * to. Unset (undefined) allows any http(s) URL: the development default, not for production. Set, a URL
+ * must use the prefix's scheme and host (compared case-insensitively after URL parsing, default ports
+ * dropped) and its path must start with the prefix's path; a prefix path without a trailing `/` matches
+ * only itself or itself followed by `/`, `?` or `#`. URLs with `user:password@` are always refused.
+ * Throws ConfigValueError when the value is set but empty or an entry is not a usable prefix.
+ */
+export function parseEventSinkAllowlist(spec: string | undefined): EventSinkPolicy {
+  const baseCheck = (url: string): URL | { ok: false; reason: string } => {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return { ok: false, reason: 'the event sink URL is not an absolute URL (like https://host/path)' };
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      return {
+        ok: false,
+        reason: `the event sink URL must use http or https, not ${parsed.protocol.slice(0, -1)}`,
+      };
+    }
+    if (parsed.username || parsed.password) {
+      return {
+        ok: false,
+        reason:
+          'the event sink URL must not contain a user name or password (user:password@); send credentials another way',
+      };
+    }
+    return parsed;
+  };
+
+  if (spec === undefined) {
+    return {
+      prefixes: null,
+      check(url) {
+        const parsed = baseCheck(url);
+        return parsed instanceof URL ? { ok: true } : parsed;
+      },
+    };
+  }
+
+  const prefixes: SinkPrefix[] = [];
+  for (const [index, raw] of spec.split(',').entries()) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    const where = `SCHEDULER_EVENT_SINKS entry ${index + 1}`;
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigValueError(`${where} ('${entry}') is not an absolute URL like https://host/path/`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new ConfigValueError(`${where} ('${entry}') must be an http or https URL`);
+    }
+    if (url.username || url.password) {
+      throw new ConfigValueError(`${where} must not contain a user name or password (user:password@)`);
+    }
+    if (/[?#]/.test(entry)) {
+      throw new ConfigValueError(`${where} ('${entry}') must not contain a query (?) or fragment (#)`);
+    }
+    prefixes.push({ protocol: url.protocol, host: url.host, path: url.pathname, href: url.href });
+  }
+  if (prefixes.length === 0) {
+    throw new ConfigValueError(
+      'SCHEDULER_EVENT_SINKS is set but lists no URL prefixes: list them comma-separated, or unset it to allow any http(s) URL (development only)',
+    );
+  }
+  const allowed = prefixes.map((p) => p.href);
+  const list = allowed.join(', ');
+
+  return {
+    prefixes: allowed,
+    check(url) {
+      const parsed = baseCheck(url);
+      if (!(parsed instanceof URL)) return parsed;
+      if (ENCODED_SEPARATOR.test(parsed.pathname)) {
+        return {
+          ok: false,
+          reason: `the event sink URL path must not contain an encoded '/', '\\' or '.' (%2F, %5C, %2E); allowed prefixes: ${list}`,
+        };
+      }
+      if (!prefixes.some((prefix) => underPrefix(prefix, parsed))) {
+        return {
+          ok: false,
+          reason: `the event sink URL is not under an allowed prefix; use a URL starting with one of: ${list} (or ask the operator to add it to SCHEDULER_EVENT_SINKS)`,
+        };
+      }
+      return { ok: true };
+    },
+  };
 }

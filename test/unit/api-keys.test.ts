@@ -1,6 +1,30 @@
-import { describe, expect, it } from 'vitest';
-import { developmentApiKey, parseApiKeys } from '../../src/api/auth.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  ApiKeyConfigError,
+  ConfigValueError,
+  developmentApiKey,
+  hashApiKey,
+  KeyRing,
+  parseApiKeyFile,
+  parseApiKeys,
+  parseEventSinkAllowlist,
+} from '../../src/api/auth.js';
 import { tempDir } from '../helpers/servers.js';
+
+// Counts the constant-time comparisons KeyRing.authenticate makes (the real function still runs).
+const crypto = vi.hoisted(() => ({ compares: 0 }));
+vi.mock('node:crypto', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:crypto')>();
+  return {
+    ...original,
+    timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+      crypto.compares++;
+      return original.timingSafeEqual(a, b);
+    },
+  };
+});
 
 describe('SCHEDULER_API_KEYS', () => {
   it('maps each key to its tenant and owner', () => {
@@ -15,10 +39,321 @@ describe('SCHEDULER_API_KEYS', () => {
     expect(() => parseApiKeys(' , ')).toThrow(/no entries/);
   });
 
+  it('refuses a hashed entry, whose hash would otherwise become a usable key', () => {
+    expect(() => parseApiKeys(`${hashApiKey('k-0123456789abcdef')}=acme:ops`)).toThrow(
+      /entry 1 is a hashed key .*SCHEDULER_API_KEY_FILE/,
+    );
+  });
+
+  it('reports an unusable tenant as ApiKeyConfigError naming the entry', () => {
+    const error = (() => {
+      try {
+        parseApiKeys(`k-0123456789abcdef=${'t'.repeat(129)}:ops`);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(error).toBeInstanceOf(ApiKeyConfigError);
+    expect((error as Error).message).toMatch(/^SCHEDULER_API_KEYS entry 1: tenant_id: /);
+  });
+
   it('keeps the development key across restarts', () => {
     const dir = tempDir('keys');
     const first = developmentApiKey(dir);
     expect(developmentApiKey(dir)).toEqual(first);
     expect(parseApiKeys(first.spec).get(first.key)).toEqual({ tenant_id: 'dev', owner_ref: 'developer' });
+  });
+});
+
+describe('hashApiKey', () => {
+  it('is sha256: and the hex SHA-256 of the key', () => {
+    // FIPS 180-2 test vector for "abc".
+    expect(hashApiKey('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+const KEY_A = 'sk_alpha_0123456789abcdef';
+const KEY_B = 'sk_bravo_0123456789abcdef';
+const KEY_C = 'sk_charlie_0123456789abcd';
+
+describe('SCHEDULER_API_KEY_FILE', () => {
+  it('reads hashed and plaintext entries, skipping blank lines and comments', () => {
+    const text = [
+      '# production keys',
+      '',
+      `${hashApiKey(KEY_A)}=acme:ops`,
+      `   # indented comment`,
+      `${hashApiKey(KEY_B).toUpperCase().replace('SHA256:', 'sha256:')}=acme:billing\r`,
+      `  ${KEY_C}=globex:team:eu  `,
+      '',
+    ].join('\n');
+    expect(parseApiKeyFile(text)).toEqual([
+      {
+        hash: hashApiKey(KEY_A),
+        principal: { tenant_id: 'acme', owner_ref: 'ops' },
+        source: 'SCHEDULER_API_KEY_FILE line 3',
+      },
+      {
+        hash: hashApiKey(KEY_B),
+        principal: { tenant_id: 'acme', owner_ref: 'billing' },
+        source: 'SCHEDULER_API_KEY_FILE line 5',
+      },
+      {
+        hash: hashApiKey(KEY_C),
+        principal: { tenant_id: 'globex', owner_ref: 'team:eu' },
+        source: 'SCHEDULER_API_KEY_FILE line 6',
+      },
+    ]);
+    expect(parseApiKeyFile('# nothing yet\n\n')).toEqual([]);
+  });
+
+  it.each([
+    [
+      'no =',
+      `# c\n${KEY_A}`,
+      /^SCHEDULER_API_KEY_FILE line 2: expected 'sha256:<64 hex>=tenant_id:owner_ref'/,
+    ],
+    [
+      'no owner',
+      `\n\n${KEY_A}=acme`,
+      /^SCHEDULER_API_KEY_FILE line 3: expected 'tenant_id:owner_ref' after '='/,
+    ],
+    ['empty owner', `${KEY_A}=acme:`, /^SCHEDULER_API_KEY_FILE line 1: expected 'tenant_id:owner_ref'/],
+    ['empty tenant', `${KEY_A}=:ops`, /^SCHEDULER_API_KEY_FILE line 1: expected 'tenant_id:owner_ref'/],
+    [
+      'short plaintext key',
+      'short-key=acme:ops',
+      /line 1: a plaintext key has at least 16 characters, this one has 9/,
+    ],
+    ['63 hex digits', `${hashApiKey(KEY_A).slice(0, -1)}=acme:ops`, /line 1: .*this has 63 characters/],
+    ['non-hex digits', `sha256:${'g'.repeat(64)}=acme:ops`, /line 1: .*64 hex digits \(0-9, a-f\)/],
+    ['another algorithm', `md5:${'0'.repeat(32)}=acme:ops`, /line 1: unsupported hash 'md5:'/],
+    ['spaces inside', `${KEY_A} = acme:ops`, /line 1: an entry has no spaces inside/],
+    ['tenant too long', `${KEY_A}=${'t'.repeat(129)}:ops`, /line 1: tenant_id: /],
+  ])('names the line and the problem: %s', (_, text, message) => {
+    expect(() => parseApiKeyFile(text)).toThrow(ApiKeyConfigError);
+    expect(() => parseApiKeyFile(text)).toThrow(message);
+  });
+
+  it('never repeats a key in an error', () => {
+    expect(() => parseApiKeyFile(`${KEY_A}=acme`)).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining(KEY_A) }),
+    );
+  });
+
+  it('refuses one key for two principals, naming both lines, but allows an identical repeat', () => {
+    const line = `${hashApiKey(KEY_A)}=acme:ops`;
+    expect(parseApiKeyFile(`${line}\n${line}`)).toHaveLength(2);
+    expect(() => parseApiKeyFile(`${line}\n\n${KEY_A}=acme:billing`)).toThrow(
+      /line 3: the same key is already configured for acme:ops \(SCHEDULER_API_KEY_FILE line 1\)/,
+    );
+  });
+});
+
+describe('KeyRing', () => {
+  const ring = () =>
+    KeyRing.fromConfig({
+      keys: `${KEY_A}=acme:ops`,
+      keyFile: writeKeyFile(`# hashed\n${hashApiKey(KEY_B)}=acme:billing\n${KEY_C}=globex:team\n`),
+    });
+
+  it('authenticates a Bearer key from either source, hashed or plaintext', () => {
+    const keys = ring();
+    expect(keys.authenticate(`Bearer ${KEY_A}`)).toEqual({ tenant_id: 'acme', owner_ref: 'ops' });
+    expect(keys.authenticate(`Bearer ${KEY_B}`)).toEqual({ tenant_id: 'acme', owner_ref: 'billing' });
+    expect(keys.authenticate(`Bearer ${KEY_C}`)).toEqual({ tenant_id: 'globex', owner_ref: 'team' });
+    expect(keys.authenticate(`bearer ${KEY_A}`)).toEqual({ tenant_id: 'acme', owner_ref: 'ops' });
+    expect(keys.authenticate(`BEARER   ${KEY_A}  `)).toEqual({ tenant_id: 'acme', owner_ref: 'ops' });
+  });
+
+  it.each([
+    ['a missing header', undefined],
+    ['an empty header', ''],
+    ['a wrong key', 'Bearer sk_wrong_0123456789abcdef'],
+    ['a prefix of a real key', `Bearer ${KEY_A.slice(0, -1)}`],
+    ['a real key with more after it', `Bearer ${KEY_A}x`],
+    ['a real key and another word', `Bearer ${KEY_A} extra`],
+    ['the hash instead of the key', `Bearer ${hashApiKey(KEY_B)}`],
+    ['the Basic scheme', `Basic ${KEY_A}`],
+    ['the Token scheme', `Token ${KEY_A}`],
+    ['no scheme', KEY_A],
+    ['the scheme alone', 'Bearer'],
+    ['the scheme glued to the key', `Bearer${KEY_A}`],
+  ])('rejects %s', (_, header) => {
+    expect(ring().authenticate(header)).toBeNull();
+  });
+
+  it('compares with every stored key, not stopping at the one that matches', () => {
+    const keys = ring();
+    crypto.compares = 0;
+    expect(keys.authenticate(`Bearer ${KEY_A}`)).not.toBeNull();
+    expect(crypto.compares).toBe(3);
+    crypto.compares = 0;
+    expect(keys.authenticate('Bearer sk_wrong_0123456789abcdef')).toBeNull();
+    expect(crypto.compares).toBe(3);
+  });
+
+  it('lists the distinct principals and tells which still have a key', () => {
+    const before = KeyRing.fromConfig({
+      keys: `${KEY_A}=acme:ops,${KEY_B}=acme:ops,${KEY_C}=globex:team`,
+    });
+    expect(before.principals()).toEqual([
+      { tenant_id: 'acme', owner_ref: 'ops' },
+      { tenant_id: 'globex', owner_ref: 'team' },
+    ]);
+    // The operator removes globex:team's only key and one of acme:ops's two.
+    const after = KeyRing.fromConfig({ keys: `${KEY_A}=acme:ops` });
+    expect(after.isAuthorized({ tenant_id: 'acme', owner_ref: 'ops' })).toBe(true);
+    expect(after.isAuthorized({ tenant_id: 'globex', owner_ref: 'team' })).toBe(false);
+    expect(before.isAuthorized({ tenant_id: 'globex', owner_ref: 'team' })).toBe(true);
+    expect(after.isAuthorized({ tenant_id: 'acme', owner_ref: 'other' })).toBe(false);
+    expect(after.authenticate(`Bearer ${KEY_C}`)).toBeNull();
+  });
+
+  it('describes the keys per tenant without showing them', () => {
+    const text = ring().describe();
+    expect(text).toBe('3 API keys (acme: 2, globex: 1)');
+    for (const key of [KEY_A, KEY_B, KEY_C]) expect(text).not.toContain(key);
+    expect(KeyRing.fromConfig({ keys: `${KEY_A}=acme:ops,${KEY_A}=acme:ops` }).describe()).toBe(
+      '1 API key (acme: 1)',
+    );
+  });
+
+  it('refuses a configuration without keys, an unreadable file, or one key for two principals', () => {
+    expect(() => KeyRing.fromConfig({})).toThrow(/no API keys are configured/);
+    expect(() => KeyRing.fromConfig({ keys: ' ', keyFile: writeKeyFile('# empty\n') })).toThrow(
+      /no API keys are configured/,
+    );
+    const missing = join(tempDir('keys'), 'absent');
+    expect(() => KeyRing.fromConfig({ keys: `${KEY_A}=acme:ops`, keyFile: missing })).toThrow(
+      `SCHEDULER_API_KEY_FILE ${missing} cannot be read: ENOENT`,
+    );
+    const file = writeKeyFile(`\n${hashApiKey(KEY_A)}=globex:team\n`);
+    expect(() => KeyRing.fromConfig({ keys: `${KEY_A}=acme:ops`, keyFile: file })).toThrow(
+      `SCHEDULER_API_KEY_FILE ${file} line 2: the same key is already configured for acme:ops (SCHEDULER_API_KEYS entry 1)`,
+    );
+    expect(() => KeyRing.fromConfig({ keyFile: writeKeyFile('short=acme:ops') })).toThrow(/line 1: /);
+  });
+});
+
+function writeKeyFile(text: string): string {
+  const file = join(tempDir('keys'), 'api-keys');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('SCHEDULER_EVENT_SINKS', () => {
+  it('allows any http(s) URL when unset (development), but no other scheme or credentials', () => {
+    const policy = parseEventSinkAllowlist(undefined);
+    expect(policy.prefixes).toBeNull();
+    expect(policy.check('https://anywhere.example/x')).toEqual({ ok: true });
+    expect(policy.check('http://10.0.0.1:8080/')).toEqual({ ok: true });
+    expect(policy.check('ftp://files.example/x')).toEqual({
+      ok: false,
+      reason: 'the event sink URL must use http or https, not ftp',
+    });
+    expect(policy.check('/relative/path')).toMatchObject({ ok: false, reason: /not an absolute URL/ });
+    expect(policy.check('https://user:pass@anywhere.example/')).toMatchObject({
+      ok: false,
+      reason: /user name or password/,
+    });
+  });
+
+  const policy = parseEventSinkAllowlist('http://example.com/hooks/, https://a.example/hooks');
+
+  it('normalises the prefixes', () => {
+    expect(policy.prefixes).toEqual(['http://example.com/hooks/', 'https://a.example/hooks']);
+  });
+
+  it.each([
+    'HTTP://Example.com/hooks/x',
+    'http://EXAMPLE.COM:80/hooks/a/b?c=d',
+    'https://a.example/hooks',
+    'https://a.example/hooks/',
+    'https://a.example/hooks/deep/er',
+    'https://a.example/hooks?tenant=acme',
+    'https://a.example/hooks#frag',
+    'https://A.Example:443/hooks/x',
+  ])('admits %s', (url) => {
+    expect(policy.check(url)).toEqual({ ok: true });
+  });
+
+  it.each([
+    'http://example.com/hooks',
+    'http://example.com/hooksx/',
+    'http://example.com/Hooks/x',
+    'https://example.com/hooks/x',
+    'http://example.com:8080/hooks/x',
+    'https://a.example/hooks-evil',
+    'https://a.example/hooksevil',
+    'https://a.example.evil.com/hooks',
+    'https://a.example.evil.com/hooks/x',
+    'https://evil.com/https://a.example/hooks',
+    'http://a.example/hooks',
+    'https://a.example/hooks/../admin',
+    'https://a.example/hooks/%2e%2e/admin',
+    'https://a.example/',
+    'https://b.example/hooks',
+  ])('refuses %s, naming the allowed prefixes', (url) => {
+    expect(policy.check(url)).toEqual({
+      ok: false,
+      reason:
+        'the event sink URL is not under an allowed prefix; use a URL starting with one of: http://example.com/hooks/, https://a.example/hooks (or ask the operator to add it to SCHEDULER_EVENT_SINKS)',
+    });
+  });
+
+  it('refuses credentials, including the host-in-userinfo trick', () => {
+    for (const url of ['https://a.example@evil.com/hooks', 'https://user:pass@a.example/hooks/x']) {
+      expect(policy.check(url)).toMatchObject({
+        ok: false,
+        reason: /must not contain a user name or password/,
+      });
+    }
+  });
+
+  it('refuses encoded separators a receiving server could decode into another path', () => {
+    for (const url of ['https://a.example/hooks/..%2fadmin', 'http://example.com/hooks/%2E%2E%5Cadmin']) {
+      expect(policy.check(url)).toMatchObject({
+        ok: false,
+        reason:
+          /encoded '\/', '\\' or '\.'.*allowed prefixes: http:\/\/example\.com\/hooks\/, https:\/\/a\.example\/hooks$/,
+      });
+    }
+  });
+
+  it('admits a whole origin for a prefix without a path, and nothing on look-alike hosts', () => {
+    const origin = parseEventSinkAllowlist('HTTPS://Sinks.Example');
+    expect(origin.prefixes).toEqual(['https://sinks.example/']);
+    expect(origin.check('https://sinks.example/any/path')).toEqual({ ok: true });
+    expect(origin.check('https://sinks.example.evil.com/')).toMatchObject({ ok: false });
+    expect(origin.check('https://evilsinks.example/')).toMatchObject({ ok: false });
+  });
+
+  it.each([
+    ['', /set but lists no URL prefixes/],
+    [' , ', /set but lists no URL prefixes/],
+    ['example.com/hooks/', /entry 1 \('example\.com\/hooks\/'\) is not an absolute URL/],
+    [
+      'https://ok.example/, ftp://files.example/',
+      /entry 2 \('ftp:\/\/files\.example\/'\) must be an http or https URL/,
+    ],
+    ['https://a.example/hooks?x=1', /entry 1 .* must not contain a query \(\?\) or fragment \(#\)/],
+    ['https://a.example/hooks#x', /must not contain a query/],
+  ])('refuses the setting %j', (spec, message) => {
+    expect(() => parseEventSinkAllowlist(spec)).toThrow(ConfigValueError);
+    expect(() => parseEventSinkAllowlist(spec)).toThrow(message);
+  });
+
+  it('refuses a prefix with credentials without repeating them', () => {
+    expect(() => parseEventSinkAllowlist('https://user:s3cret@a.example/')).toThrow(
+      expect.objectContaining({
+        message: 'SCHEDULER_EVENT_SINKS entry 1 must not contain a user name or password (user:password@)',
+      }),
+    );
+  });
+
+  it('keeps ApiKeyConfigError a ConfigValueError', () => {
+    expect(new ApiKeyConfigError('x')).toBeInstanceOf(ConfigValueError);
+    expect(new ApiKeyConfigError('x').name).toBe('ApiKeyConfigError');
   });
 });
