@@ -16,6 +16,13 @@ export const EnvironmentSchema = z.object({
   SCHEDULER_API_PORT: port.default(8080),
   SCHEDULER_API_HOST: z.string().min(1).default('127.0.0.1'),
   SCHEDULER_API_KEYS: z.string().optional(),
+  /** File of `sha256:<hex>=tenant_id:owner_ref` lines (hashed keys), re-read when it changes. */
+  SCHEDULER_API_KEY_FILE: z.string().min(1).optional(),
+  /** Comma-separated URL prefixes EVENT sinks must start with; unset: any http(s) URL (development). */
+  SCHEDULER_EVENT_SINKS: z.string().optional(),
+  SCHEDULER_API_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  SCHEDULER_API_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   /** Which parts this process runs: both (default), or one, to scale workers and API separately. */
   SCHEDULER_ROLE: z.enum(['all', 'worker', 'api']).default('all'),
   SCHEDULER_DATA_DIR: z.string().min(1).default(resolve(repoRoot, '.data')),

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
-import { developmentApiKey, parseApiKeys } from './api/auth.js';
-import { buildApi } from './api/http/server.js';
+import { serveApi } from './api/http/serve.js';
 import { loadEnvironment } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
@@ -94,16 +93,22 @@ async function main(): Promise<void> {
 
     let devKey: string | null = null;
     if (runsApi) {
-      let keySpec = env.SCHEDULER_API_KEYS;
-      if (!keySpec) {
-        const dev = developmentApiKey(env.SCHEDULER_DATA_DIR);
-        keySpec = dev.spec;
-        devKey = dev.key;
-      }
-      // Checked at start-up, so a malformed SCHEDULER_API_KEYS fails now rather than at the first call.
-      parseApiKeys(keySpec);
-      const api = buildApi({ connection, namespace: env.TEMPORAL_NAMESPACE });
-      await api.listen({ port: env.SCHEDULER_API_PORT, host: env.SCHEDULER_API_HOST });
+      const api = await serveApi({
+        client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }),
+        taskQueue: env.TEMPORAL_TASK_QUEUE,
+        jobTaskQueue: env.SCHEDULER_JOB_TASK_QUEUE,
+        host: env.SCHEDULER_API_HOST,
+        port: env.SCHEDULER_API_PORT,
+        dataDir: env.SCHEDULER_DATA_DIR,
+        apiKeys: env.SCHEDULER_API_KEYS,
+        apiKeyFile: env.SCHEDULER_API_KEY_FILE,
+        eventSinks: env.SCHEDULER_EVENT_SINKS,
+        rateLimitPerMinute: env.SCHEDULER_API_RATE_LIMIT,
+        temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
+        logLevel: env.SCHEDULER_LOG_LEVEL,
+        log,
+      });
+      devKey = api.devKey;
       stops.push(() => api.close());
     }
 
@@ -113,7 +118,9 @@ async function main(): Promise<void> {
     if (devServer?.uiUrl) log(`Web UI:     ${devServer.uiUrl}`);
     if (runsWorker) log('Worker:     running');
     if (runsApi)
-      log(`HTTP API:   http://${env.SCHEDULER_API_HOST}:${env.SCHEDULER_API_PORT}/v1 (health: /v1/health)`);
+      log(
+        `HTTP API:   http://${env.SCHEDULER_API_HOST}:${env.SCHEDULER_API_PORT}/v1 (docs: /docs, OpenAPI: /openapi.json, ready: /readyz)`,
+      );
     if (devKey)
       log(`API key:    ${devKey} (development key for tenant 'dev'; set SCHEDULER_API_KEYS in production)`);
     log('ready; Ctrl-C stops everything');

@@ -9,6 +9,7 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import type { TimingKind } from '../calendar/timing.js';
 import {
   BackfillRequest,
   type BackfillResult,
@@ -23,6 +24,8 @@ import {
   ScheduleIdentity,
   ScheduleSpec,
   type ScheduleSpecInput,
+  type ScheduleStatus,
+  specOf,
   TriggerRequest,
   toNextRun,
 } from '../model/contracts.js';
@@ -37,16 +40,19 @@ import {
   INVALID_STATE,
   pauseSignal,
   resumeSignal,
+  SCHEDULE_WORKFLOW_TYPE,
   triggerNowUpdate,
   VERSION_CONFLICT,
 } from '../workflows/definitions.js';
 import {
+  OwnerKey,
+  ownerKeyValue,
   ScheduleIdKey,
   ScheduleStatusKey,
   TenantIdKey,
   TimingKindKey,
 } from '../workflows/search-attributes.js';
-import type { Principal } from './auth.js';
+import type { EventSinkPolicy, Principal } from './auth.js';
 import { parseOrThrow, SchedulerError, validationError } from './errors.js';
 
 export interface SchedulerClientOptions {
@@ -56,6 +62,24 @@ export interface SchedulerClientOptions {
   /** Task queue for JOB targets that name none (where the deployment's job workers poll). */
   jobTaskQueue: string;
   principal: Principal;
+  /** Which EVENT sinks a schedule may POST to (SCHEDULER_EVENT_SINKS); default: any http(s) URL. */
+  eventSinks?: EventSinkPolicy;
+}
+
+export interface ListFilter {
+  status?: ScheduleStatus;
+  timing_kind?: TimingKind;
+  /** Page size, 1–100. */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Also list deleted schedules. */
+  include_deleted?: boolean;
+}
+
+export interface SchedulePage {
+  items: Schedule[];
+  next_cursor: string | null;
 }
 
 export interface CreateScheduleInput extends ScheduleSpecInput {
@@ -134,6 +158,12 @@ export class SchedulerClient {
     return this.options.client.workflow.getHandle(scheduleWorkflowId(this.tenant, scheduleId));
   }
 
+  private checkSink(spec: ScheduleSpec): void {
+    if (spec.target.type !== 'EVENT' || !this.options.eventSinks) return;
+    const verdict = this.options.eventSinks.check(spec.target.sink_url);
+    if (!verdict.ok) throw new SchedulerError('VALIDATION', verdict.reason, 'target.sink_url');
+  }
+
   private async call<T>(scheduleId: string, body: () => Promise<T>): Promise<T> {
     try {
       return await body();
@@ -186,10 +216,11 @@ export class SchedulerClient {
       owner_ref: this.options.principal.owner_ref,
     });
     const spec = parseOrThrow(ScheduleSpec, specInput);
+    this.checkSink(spec);
     const now = new Date().toISOString();
     validateSpec(scheduleId, spec, now, now);
     try {
-      await this.options.client.workflow.start('scheduleWorkflow', {
+      await this.options.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
         taskQueue: this.options.taskQueue,
         workflowId: scheduleWorkflowId(this.tenant, scheduleId),
         // The workflow counts slots from its own start (server time), not from this machine's clock.
@@ -201,6 +232,7 @@ export class SchedulerClient {
           { key: ScheduleIdKey, value: scheduleId },
           { key: ScheduleStatusKey, value: 'ACTIVE' },
           { key: TimingKindKey, value: spec.timing.kind },
+          { key: OwnerKey, value: ownerKeyValue(this.tenant, this.options.principal.owner_ref) },
         ],
         staticSummary: `Schedule ${scheduleId} (${spec.timing.kind} → ${spec.target.type})`,
       });
@@ -208,8 +240,7 @@ export class SchedulerClient {
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       const existing = await this.get(scheduleId);
-      const { contract: _c, schedule_id: _i, tenant_id: _t, owner_ref: _o, ...existingSpec } = existing;
-      const sameDefinition = stable(ScheduleSpec.parse(pickSpec(existingSpec))) === stable(spec);
+      const sameDefinition = stable(ScheduleSpec.parse(specOf(existing))) === stable(spec);
       if (existing.version === 1 && sameDefinition) return { schedule: existing, created: false };
       throw new SchedulerError(
         'ALREADY_EXISTS',
@@ -227,9 +258,50 @@ export class SchedulerClient {
     return (await this.describe(scheduleId)).schedule;
   }
 
+  /**
+   * One page of this tenant's schedules, newest first, from the server's visibility store; each item is
+   * read from its schedule (a query), so a page needs the scheduler worker.
+   */
+  async listPage(filter: ListFilter = {}): Promise<SchedulePage> {
+    const clauses = [
+      `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
+      `${TenantIdKey.name} = '${this.tenant.replace(/'/g, '')}'`,
+    ];
+    // Filter values are enum members (validated by the contracts), never free text.
+    if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
+    if (filter.timing_kind) clauses.push(`${TimingKindKey.name} = '${filter.timing_kind}'`);
+    if (!filter.include_deleted) clauses.push(`${ScheduleStatusKey.name} != 'DELETED'`);
+    const page = await this.call('', () =>
+      this.options.client.workflowService.listWorkflowExecutions({
+        namespace: this.options.client.options.namespace,
+        query: clauses.join(' AND '),
+        pageSize: Math.min(Math.max(filter.limit ?? 20, 1), 100),
+        ...(filter.cursor ? { nextPageToken: Buffer.from(filter.cursor, 'base64url') } : {}),
+      }),
+    );
+    const ids = (page.executions ?? []).flatMap((execution) => {
+      const id = execution.execution?.workflowId?.split('/').slice(2).join('/');
+      return id ? [id] : [];
+    });
+    const items = await Promise.all(
+      ids.map((id) =>
+        this.get(id).catch((err) => {
+          // Deleted between the listing and the read: not part of the page.
+          if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
+          throw err;
+        }),
+      ),
+    );
+    const token = page.nextPageToken;
+    return {
+      items: items.filter((item): item is Schedule => item !== null),
+      next_cursor: token && token.length > 0 ? Buffer.from(token).toString('base64url') : null,
+    };
+  }
+
   async list(filter: { status?: Schedule['status']; limit?: number } = {}): Promise<Schedule[]> {
     const clauses = [
-      `WorkflowType = 'scheduleWorkflow'`,
+      `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
       `${TenantIdKey.name} = '${this.tenant.replace(/'/g, '')}'`,
     ];
     if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
@@ -249,6 +321,7 @@ export class SchedulerClient {
 
   async update(scheduleId: string, request: EditRequestInput): Promise<EditResult> {
     const parsed = parseOrThrow(EditRequest, request);
+    this.checkSink(parsed.spec);
     const current = await this.get(scheduleId);
     const now = new Date().toISOString();
     validateSpec(scheduleId, parsed.spec, current.created_at, now);
@@ -259,8 +332,14 @@ export class SchedulerClient {
     await this.callLive(scheduleId, () => this.handle(scheduleId).signal(pauseSignal, note ? { note } : {}));
   }
 
+  /**
+   * Resumes a paused schedule. On a schedule whose owner was revoked, it also takes the schedule over:
+   * the caller becomes its owner and slots are handed off again.
+   */
   async resume(scheduleId: string): Promise<void> {
-    await this.callLive(scheduleId, () => this.handle(scheduleId).signal(resumeSignal));
+    await this.callLive(scheduleId, () =>
+      this.handle(scheduleId).signal(resumeSignal, { owner_ref: this.options.principal.owner_ref }),
+    );
   }
 
   async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {
@@ -279,18 +358,24 @@ export class SchedulerClient {
     return await this.runUpdate(scheduleId, cancelUpdate, parsed);
   }
 
-  /** Cancels, then removes the schedule's workflow; started target workflows are not touched. */
+  /**
+   * Cancels the schedule and hides it from listings (`deleted_at` is set; it stays readable by ID, with its
+   * occurrences, for audit). A schedule that had already ended is removed from Temporal instead (the
+   * server purges it asynchronously). Started target workflows are never touched.
+   */
   async delete(scheduleId: string, request: Partial<CancelRequest> = {}): Promise<void> {
-    const description = await this.describe(scheduleId);
-    if (!['COMPLETED', 'FAILED', 'CANCELLED'].includes(description.schedule.status)) {
-      await this.cancel(scheduleId, request);
-    }
-    await this.call(scheduleId, async () => {
-      await this.options.client.workflowService.deleteWorkflowExecution({
-        namespace: this.options.client.options.namespace,
-        workflowExecution: { workflowId: scheduleWorkflowId(this.tenant, scheduleId) },
+    const parsed = parseOrThrow(CancelRequest, request);
+    try {
+      await this.runUpdate(scheduleId, cancelUpdate, { ...parsed, delete: true });
+    } catch (err) {
+      if (!(err instanceof SchedulerError && err.code === 'INVALID_STATE')) throw err;
+      await this.call(scheduleId, async () => {
+        await this.options.client.workflowService.deleteWorkflowExecution({
+          namespace: this.options.client.options.namespace,
+          workflowExecution: { workflowId: scheduleWorkflowId(this.tenant, scheduleId) },
+        });
       });
-    });
+    }
   }
 
   async listOccurrences(scheduleId: string): Promise<Occurrence[]> {
@@ -306,19 +391,4 @@ export class SchedulerClient {
     const from = options.from ?? new Date().toISOString();
     return previewRuns(options.scheduleId ?? 'preview', parsed, from, from, options.count ?? 10);
   }
-}
-
-/** The definition fields of a schedule.v1 view (drops the server-owned ones). */
-function pickSpec(view: Record<string, unknown>): Record<string, unknown> {
-  const {
-    status: _s,
-    version: _v,
-    next_run_at: _n,
-    last_run_at: _l,
-    created_at: _c,
-    updated_at: _u,
-    pause_note: _p,
-    ...spec
-  } = view;
-  return spec;
 }

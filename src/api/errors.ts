@@ -9,6 +9,7 @@ export const SchedulerErrorCode = z.enum([
   'INVALID_STATE', // e.g. editing a cancelled schedule
   'UNAUTHORIZED',
   'FORBIDDEN',
+  'UNAVAILABLE', // Temporal or the scheduler worker did not answer in time: retry later
 ]);
 export type SchedulerErrorCode = z.infer<typeof SchedulerErrorCode>;
 
@@ -43,8 +44,12 @@ export function validationError(err: unknown, root?: string): SchedulerError | n
   }
   if (err instanceof z.ZodError) {
     const issue = err.issues[0]!;
-    const path = issue.path.map(String).join('.');
-    return new SchedulerError('VALIDATION', issue.message, [root, path].filter(Boolean).join('.') || null);
+    const path = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
+      const field = [root, ...path, issue.keys[0]].filter(Boolean).join('.');
+      return new SchedulerError('VALIDATION', 'unknown field: remove it', field);
+    }
+    return new SchedulerError('VALIDATION', issue.message, [root, ...path].filter(Boolean).join('.') || null);
   }
   return null;
 }

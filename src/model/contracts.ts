@@ -170,8 +170,22 @@ export const Schedule = ScheduleSpec.safeExtend({
   created_at: instant,
   updated_at: instant,
   pause_note: z.string().nullable(),
+  owner_revoked_at: instant
+    .nullable()
+    .describe(
+      "when the owner's API key was removed: from then on every slot is refused and recorded, until an authorized caller resumes (takes over) the schedule",
+    ),
+  deleted_at: instant
+    .nullable()
+    .describe('when it was deleted: a deleted schedule is CANCELLED and left out of listings by default'),
 });
 export type Schedule = z.infer<typeof Schedule>;
+
+/** The definition inside a `schedule.v1` view: what a user wrote, without the server-owned fields. */
+export function specOf(schedule: Schedule): ScheduleSpecInput {
+  const fields = new Set(Object.keys(ScheduleSpec.shape));
+  return Object.fromEntries(Object.entries(schedule).filter(([key]) => fields.has(key))) as ScheduleSpecInput;
+}
 
 export const NextRun = z.object({
   scheduled_for: z.string(),
@@ -240,6 +254,23 @@ export const BackfillResult = z.object({
   skipped: z.array(z.string()),
 });
 export type BackfillResult = z.infer<typeof BackfillResult>;
+
+export const PauseRequest = z
+  .object({ note: z.string().max(500).optional().describe('why it is paused; shown with the schedule') })
+  .strict();
+export type PauseRequest = z.infer<typeof PauseRequest>;
+
+export const ResumeRequest = z
+  .object({
+    owner_ref: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("set by the API to the caller's owner: resuming a revoked schedule takes it over"),
+  })
+  .strict();
+export type ResumeRequest = z.infer<typeof ResumeRequest>;
 
 export const CancelRequest = z
   .object({

@@ -9,9 +9,12 @@ import type { ScheduleSpec } from './contracts.js';
 /** Bumped when the slot computation changes meaning; recorded with every batch. */
 export const SLOT_ENGINE_VERSION = 1;
 
+/** What the calendar needs of a definition: its timing and calendar options (a preview has no target). */
+export type SlotSpec = Pick<ScheduleSpec, 'timing'> & CalendarOptions;
+
 export interface SlotBatchRequest {
   scheduleId: string;
-  spec: ScheduleSpec;
+  spec: SlotSpec;
   createdAt: string;
   /** Slots strictly after this instant (by scheduled_for). */
   after: string;
@@ -30,7 +33,7 @@ export interface SlotBatch {
 }
 
 /** The calendar options inside a schedule spec (the spec carries them flat, as schedule.v1 does). */
-export function calendarOptionsOf(spec: ScheduleSpec): CalendarOptions {
+export function calendarOptionsOf(spec: SlotSpec): CalendarOptions {
   const { timezone, window, exclusions, starts_at, ends_at, max_count, jitter, dst } = spec;
   const options: CalendarOptions = {};
   if (timezone !== undefined) options.timezone = timezone;

@@ -10,6 +10,7 @@ import type {
   EditRequest,
   EditResult,
   Occurrence,
+  ResumeRequest,
   ScheduleDescription,
   TriggerRequest,
 } from '../model/contracts.js';
@@ -17,11 +18,20 @@ import type {
 export const SCHEDULE_WORKFLOW_TYPE = 'scheduleWorkflow';
 
 export const pauseSignal = defineSignal<[{ note?: string }?]>('pause');
-export const resumeSignal = defineSignal<[]>('resume');
+/**
+ * Resume a paused schedule, or one whose owner was revoked. `owner_ref` (set by the API to the caller)
+ * takes a revoked schedule over: the caller becomes its owner.
+ */
+export const resumeSignal = defineSignal<[ResumeRequest?]>('resume');
+/** The owner's API key was removed from the configuration: refuse (and record) every slot until resumed. */
+export const ownerRevokedSignal = defineSignal<[{ reason: string }]>('ownerRevoked');
 export const editUpdate = defineUpdate<EditResult, [EditRequest]>('edit');
 export const triggerNowUpdate = defineUpdate<Occurrence, [TriggerRequest]>('triggerNow');
 export const backfillUpdate = defineUpdate<BackfillResult, [BackfillRequest]>('backfill');
-export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest]>('cancel');
+/** `delete: true` (set by the SDK's delete, never by a caller's cancel body) also hides it from listings. */
+export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest & { delete?: boolean }]>(
+  'cancel',
+);
 export const describeQuery = defineQuery<ScheduleDescription>('describe');
 
 /** Error types the handlers reject with (ApplicationFailure.type), mapped to API errors by the client. */

@@ -33,6 +33,7 @@ import {
   editUpdate,
   INVALID_REQUEST,
   INVALID_STATE,
+  ownerRevokedSignal,
   pauseSignal,
   resumeSignal,
   triggerNowUpdate,
@@ -42,6 +43,8 @@ import { jobOutcome, startJob } from './handoff.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
   NextRunAtKey,
+  OwnerKey,
+  ownerKeyValue,
   ScheduleIdKey,
   ScheduleStatusKey,
   TenantIdKey,
@@ -109,6 +112,10 @@ export interface ScheduleState {
   counters: ScheduleCounters;
   lastRunAt: string | null;
   lastCompletedAt: string | null;
+  /** Set when the owner's API key was removed; absent in states carried from runs before it existed. */
+  ownerRevoked?: { at: string; reason: string } | null;
+  /** Set by a delete (a cancel that also hides the schedule from listings). */
+  deletedAt?: string | null;
 }
 
 export interface ScheduleWorkflowInput {
@@ -126,11 +133,12 @@ export interface ScheduleWorkflowInput {
 
 type Command =
   | { kind: 'pause'; note: string | null }
-  | { kind: 'resume' }
+  | { kind: 'resume'; ownerRef: string | null }
+  | { kind: 'revokeOwner'; reason: string }
   | { kind: 'edit'; request: EditRequest; done: (r: EditResult | Error) => void }
   | { kind: 'trigger'; request: TriggerRequest; done: (r: Occurrence | Error) => void }
   | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
-  | { kind: 'cancel'; request: CancelRequest; done: (r: ScheduleDescription) => void };
+  | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void };
 
 const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
@@ -190,6 +198,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       created_at: s.createdAt,
       updated_at: s.updatedAt,
       pause_note: s.pauseNote,
+      owner_revoked_at: s.ownerRevoked?.at ?? null,
+      deleted_at: s.deletedAt ?? null,
     },
     next_runs: TERMINAL.has(s.status) ? [] : nextRuns(),
     recent_occurrences: s.occurrences,
@@ -203,21 +213,24 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   let shownAttributes = '';
   const refreshVisibility = () => {
     const next = TERMINAL.has(s.status) || s.status === 'PAUSED' ? null : nextFireAt();
-    const key = `${s.status}|${next}`;
+    // A deleted schedule is CANCELLED with `deleted_at`; in visibility it is DELETED, so that listings
+    // leave it out by default.
+    const shownStatus = s.deletedAt ? 'DELETED' : s.status;
+    const key = `${shownStatus}|${next}`;
     if (key !== shownAttributes) {
       shownAttributes = key;
       wf.upsertSearchAttributes([
         { key: TenantIdKey, value: s.identity.tenant_id },
         { key: ScheduleIdKey, value: s.identity.schedule_id },
         { key: TimingKindKey, value: s.spec.timing.kind },
-        { key: ScheduleStatusKey, value: s.status },
+        { key: ScheduleStatusKey, value: shownStatus },
         { key: NextRunAtKey, value: next ? new Date(next) : null },
       ]);
     }
     const last = s.occurrences.at(-1);
     wf.setCurrentDetails(
       [
-        `**${s.identity.schedule_id}** (tenant ${s.identity.tenant_id}) v${s.version} — ${s.status}${s.pauseNote ? ` (${s.pauseNote})` : ''}`,
+        `**${s.identity.schedule_id}** (tenant ${s.identity.tenant_id}) v${s.version} — ${s.status}${s.pauseNote ? ` (${s.pauseNote})` : ''}${s.ownerRevoked ? ` — owner ${s.identity.owner_ref} revoked, slots refused` : ''}`,
         `timing: \`${JSON.stringify(s.spec.timing)}\``,
         `next run: ${next ?? '—'}`,
         `last occurrence: ${last ? `${last.scheduled_for} ${last.status}${last.reason ? ` (${last.reason})` : ''}` : '—'}`,
@@ -459,7 +472,12 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   };
 
   const firePending = () => {
-    for (const fire of s.pendingFires.splice(0, FIRES_PER_PASS)) emit(fire);
+    for (const fire of s.pendingFires.splice(0, FIRES_PER_PASS)) {
+      // A revoked owner's schedule keeps its calendar but hands nothing off: each slot is recorded as
+      // refused, so the gap is auditable and a takeover resumes from the next slot.
+      if (s.ownerRevoked) skip(fire, `refused: ${s.ownerRevoked.reason}`);
+      else emit(fire);
+    }
   };
 
   // ---------------------------------------------------------------- commands
@@ -474,7 +492,23 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           s.updatedAt = workflowNowIso();
         }
         return;
+      case 'revokeOwner':
+        if (!s.ownerRevoked && !TERMINAL.has(s.status)) {
+          s.ownerRevoked = { at: workflowNowIso(), reason: command.reason };
+          s.updatedAt = s.ownerRevoked.at;
+        }
+        return;
       case 'resume':
+        if (s.ownerRevoked) {
+          s.ownerRevoked = null;
+          s.updatedAt = workflowNowIso();
+          if (command.ownerRef && command.ownerRef !== s.identity.owner_ref) {
+            s.identity = { ...s.identity, owner_ref: command.ownerRef };
+            wf.upsertSearchAttributes([
+              { key: OwnerKey, value: ownerKeyValue(s.identity.tenant_id, command.ownerRef) },
+            ]);
+          }
+        }
         if (s.status === 'PAUSED') {
           // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
           s.status = 'ACTIVE';
@@ -548,6 +582,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         return command.done(result);
       }
       case 'cancel': {
+        if (command.request.delete && !s.deletedAt) s.deletedAt = workflowNowIso();
         if (!TERMINAL.has(s.status)) {
           s.status = 'CANCELLED';
           s.pauseNote = command.request.note ?? null;
@@ -592,8 +627,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   wf.setHandler(pauseSignal, (request) => {
     commands.push({ kind: 'pause', note: request?.note ?? null });
   });
-  wf.setHandler(resumeSignal, () => {
-    commands.push({ kind: 'resume' });
+  wf.setHandler(resumeSignal, (request) => {
+    commands.push({ kind: 'resume', ownerRef: request?.owner_ref ?? null });
+  });
+  wf.setHandler(ownerRevokedSignal, (request) => {
+    commands.push({ kind: 'revokeOwner', reason: request.reason });
   });
   wf.setHandler(editUpdate, (request) => submit<EditResult>((done) => ({ kind: 'edit', request, done })), {
     validator: (request) => {

@@ -5,6 +5,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 // start-up (src/runtime/namespace.ts), so adding one here is the whole change.
 export const TenantIdKey = defineSearchAttributeKey('SchedulerTenantId', SearchAttributeType.KEYWORD);
 export const ScheduleIdKey = defineSearchAttributeKey('SchedulerScheduleId', SearchAttributeType.KEYWORD);
+/** `<tenant_id>/<owner_ref>`: finds the schedules of an owner whose API key was removed. */
+export const OwnerKey = defineSearchAttributeKey('SchedulerOwner', SearchAttributeType.KEYWORD);
 export const ScheduleStatusKey = defineSearchAttributeKey('SchedulerStatus', SearchAttributeType.KEYWORD);
 export const TimingKindKey = defineSearchAttributeKey('SchedulerTimingKind', SearchAttributeType.KEYWORD);
 export const NextRunAtKey = defineSearchAttributeKey('SchedulerNextRunAt', SearchAttributeType.DATETIME);
@@ -14,6 +16,8 @@ export const ScheduledForKey = defineSearchAttributeKey(
 );
 export const OccurrenceIdKey = defineSearchAttributeKey('SchedulerOccurrenceId', SearchAttributeType.KEYWORD);
 
+export const ownerKeyValue = (tenantId: string, ownerRef: string): string => `${tenantId}/${ownerRef}`;
+
 export const schedulerSearchAttributes = [
   TenantIdKey,
   ScheduleIdKey,
@@ -22,4 +26,5 @@ export const schedulerSearchAttributes = [
   NextRunAtKey,
   ScheduledForKey,
   OccurrenceIdKey,
+  OwnerKey,
 ] as const;

@@ -1,25 +1,564 @@
-import type { Connection } from '@temporalio/client';
-import Fastify, { type FastifyInstance } from 'fastify';
+// The HTTP API (SPEC.md "Interfaces"): every schedule operation under /v1, on top of the client SDK.
+// Fastify with the zod type provider: the model's zod schemas validate requests, serialize responses and
+// generate the OpenAPI 3.1 document served at /openapi.json (and browsable at /docs) — no second copy.
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  BackfillRequest,
+  BackfillResult,
+  CancelRequest,
+  NextRun,
+  Occurrence,
+  PauseRequest,
+  Schedule,
+  ScheduleDescription,
+  ScheduleSpec,
+  specOf,
+  TriggerRequest,
+  toNextRun,
+} from '../../model/contracts.js';
+import {
+  CreateScheduleRequest,
+  Health,
+  ListOccurrencesQuery,
+  ListSchedulesQuery,
+  OccurrencePage,
+  PatchScheduleRequest,
+  PreviewRequest,
+  PreviewResult,
+  Problem,
+  ScheduleIdParams,
+  SchedulePage,
+} from '../../model/http.js';
+import { computeSlots } from '../../model/slots.js';
+import type { EventSinkPolicy, KeyRing, Principal } from '../auth.js';
+import { SchedulerClient } from '../client.js';
+import { SchedulerError, validationError } from '../errors.js';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemTypes, renderProblem } from './problems.js';
 
 export interface ApiDependencies {
-  connection: Connection;
-  namespace: string;
+  /** Temporal client for the scheduler's namespace. */
+  client: Client;
+  /** Task queue the scheduler's workers poll (readiness checks it has pollers). */
+  taskQueue: string;
+  /** Where JOB targets without a task_queue start. */
+  jobTaskQueue: string;
+  /** The current API keys; a function, so a reloaded key file takes effect without a restart. */
+  keys: () => KeyRing;
+  eventSinks: EventSinkPolicy;
+  /** Requests per minute per API key (429 beyond). */
+  rateLimitPerMinute?: number;
+  /** Largest request body accepted (413 beyond). */
+  bodyLimitBytes?: number;
+  /** How long a request waits for Temporal and the worker before answering 503. */
+  temporalTimeoutMs?: number;
+  /** Fastify's pino logger options; false for none. */
+  logger?: boolean | Record<string, unknown>;
 }
 
-/** The HTTP API under /v1. */
-export function buildApi(deps: ApiDependencies): FastifyInstance {
-  const app = Fastify({ logger: false });
+export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_TEMPORAL_TIMEOUT_MS = 10_000;
+/** A poller seen this recently counts as a live worker for /readyz. */
+const POLLER_FRESH_MS = 2 * 60_000;
 
-  // Liveness plus a real round trip to Temporal, so a load balancer stops routing here when the
-  // scheduler cannot reach its server.
-  app.get('/v1/health', async (_request, reply) => {
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const problemResponses = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: Object.values(problemTypes)
+          .filter((t) => t.status === status)
+          .map((t) => t.title)
+          .join(' / '),
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } },
+      },
+    ]),
+  );
+/** What every authenticated /v1 route can answer besides its success. */
+const common = [400, 401, 413, 415, 429, 503];
+
+const timeNow = () => new Date().toISOString();
+
+/** Registers the shared schemas, so the OpenAPI document refers to them by name. */
+function registerComponents(): void {
+  const named: Array<[z.ZodType, string]> = [
+    [Schedule, 'Schedule'],
+    [ScheduleSpec, 'ScheduleSpec'],
+    [Occurrence, 'Occurrence'],
+    [ScheduleDescription, 'ScheduleDescription'],
+    [NextRun, 'NextRun'],
+    [Problem, 'Problem'],
+  ];
+  for (const [schema, id] of named) if (!z.globalRegistry.has(schema)) z.globalRegistry.add(schema, { id });
+}
+
+export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> {
+  registerComponents();
+  const timeoutMs = deps.temporalTimeoutMs ?? DEFAULT_TEMPORAL_TIMEOUT_MS;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    // Callers never see our stack; a problem body names the field instead.
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('principal', null);
+
+  app.setErrorHandler((err, request, reply) => {
+    const rendered = renderProblem(err, request.url.split('?')[0]!);
+    if (rendered.internal) request.log.error({ err }, 'internal error');
+    return reply
+      .code(rendered.body.status)
+      .headers(rendered.headers)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(rendered.body);
+  });
+  // Action endpoints (pause, resume, trigger, cancel) take an optional body: none, or an empty one, is `{}`.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, {});
+    json(request, body as string, done);
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'POST' && request.body == null) request.body = {};
+  });
+  app.setNotFoundHandler((request) => {
+    throw new HttpProblem('not-found', `no route ${request.method} ${request.url.split('?')[0]}`, {
+      code: 'NOT_FOUND',
+    });
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'durable-scheduler',
+        version: '1',
+        description:
+          'Durable, versioned, exactly-once schedules on Temporal. Every error is application/problem+json (RFC 9457).',
+      },
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  // Authentication for /v1; health, readiness, the documents and problem pages are public.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/v1/') || request.url.startsWith('/v1/health')) return;
+    request.principal = deps.keys().authenticate(request.headers.authorization);
+    if (!request.principal) {
+      reply.header('www-authenticate', 'Bearer');
+      throw new HttpProblem(
+        'unauthorized',
+        request.headers.authorization
+          ? 'the API key is not valid: check it, or ask the operator for one'
+          : 'missing Authorization header: send `Authorization: Bearer <API key>`',
+        { code: 'UNAUTHORIZED' },
+      );
+    }
+  });
+  await app.register(fastifyRateLimit, {
+    hook: 'preHandler',
+    max: deps.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    timeWindow: 60_000,
+    // Per caller (tenant and owner), so one tenant's burst cannot starve another's.
+    keyGenerator: (request) =>
+      request.principal ? `${request.principal.tenant_id}/${request.principal.owner_ref}` : request.ip,
+    allowList: (request) => request.principal === null,
+    errorResponseBuilder: (_request, context) => {
+      const err = new Error(
+        `rate limit of ${context.max} requests per minute for this API key exceeded; retry in ${context.after}`,
+      ) as Error & { statusCode: number };
+      err.statusCode = 429;
+      return err;
+    },
+  });
+
+  const sdkFor = (request: FastifyRequest) =>
+    new SchedulerClient({
+      client: deps.client,
+      taskQueue: deps.taskQueue,
+      jobTaskQueue: deps.jobTaskQueue,
+      principal: request.principal!,
+      eventSinks: deps.eventSinks,
+    });
+  /** Temporal calls of one request share a deadline: an outage answers 503, never hangs. */
+  const withDeadline = <T>(fn: () => Promise<T>): Promise<T> =>
+    deps.client.connection.withDeadline(Date.now() + timeoutMs, fn);
+
+  /** Signals are asynchronous: show the schedule once the signal took effect (or as it is, after a while). */
+  const settled = async (sdk: SchedulerClient, id: string, done: (s: Schedule) => boolean) => {
+    let schedule = await sdk.get(id);
+    for (let i = 0; i < 20 && !done(schedule); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      schedule = await sdk.get(id);
+    }
+    return schedule;
+  };
+
+  app.get('/problems/:slug', { schema: { hide: true } }, async (request) => {
+    const type = problemTypes[(request.params as { slug: string }).slug];
+    if (!type) throw new HttpProblem('not-found', 'no such problem type', { code: 'NOT_FOUND' });
+    return {
+      type: `/problems/${type.slug}`,
+      title: type.title,
+      status: type.status,
+      description: type.description,
+    };
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/healthz',
+    {
+      schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: Health } },
+    },
+    async () => ({ status: 'ok' as const, checks: { process: 'up' } }),
+  );
+  api.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'Temporal is reachable and a scheduler worker polls its task queue',
+        security: [],
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      const checks: Record<string, string> = {};
+      let ready = true;
+      try {
+        await withDeadline(() => deps.client.workflowService.getSystemInfo({}));
+        checks.temporal = 'reachable';
+        const queue = await withDeadline(() =>
+          deps.client.workflowService.describeTaskQueue({
+            namespace: deps.client.options.namespace,
+            taskQueue: { name: deps.taskQueue },
+            taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          }),
+        );
+        const fresh = (queue.pollers ?? []).filter(
+          (p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < POLLER_FRESH_MS,
+        );
+        checks.worker = fresh.length > 0 ? `${fresh.length} poller(s) on ${deps.taskQueue}` : 'no poller';
+        ready = fresh.length > 0;
+      } catch (err) {
+        checks.temporal ??= `unreachable: ${(err as Error).message}`;
+        checks.worker ??= 'unknown';
+        ready = false;
+      }
+      if (!ready) reply.code(503).header('retry-after', '5');
+      return { status: ready ? ('ok' as const) : ('unavailable' as const), checks };
+    },
+  );
+  // Kept for scripts written against 0.1: the same as /readyz's Temporal check.
+  api.get('/v1/health', { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await deps.connection.workflowService.getSystemInfo({});
-      return { status: 'ok', temporal: 'reachable', namespace: deps.namespace };
+      await withDeadline(() => deps.client.workflowService.getSystemInfo({}));
+      return { status: 'ok', temporal: 'reachable', namespace: deps.client.options.namespace };
     } catch (err) {
       return reply.code(503).send({ status: 'unavailable', temporal: (err as Error).message });
     }
   });
 
+  const tags = ['schedules'];
+
+  api.post(
+    '/v1/schedules',
+    {
+      schema: {
+        tags,
+        summary: 'Create a schedule (idempotent on schedule_id)',
+        description:
+          'The same schedule_id with the same definition answers 200 with the existing schedule; with another definition, 409. The owner is the caller.',
+        body: CreateScheduleRequest,
+        response: { 200: Schedule, 201: Schedule, ...problemResponses(...common, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { schedule, created } = await withDeadline(() => sdkFor(request).create(request.body));
+      reply.code(created ? 201 : 200).header('location', `/v1/schedules/${schedule.schedule_id}`);
+      return schedule;
+    },
+  );
+
+  api.get(
+    '/v1/schedules',
+    {
+      schema: {
+        tags,
+        summary: "List your tenant's schedules",
+        querystring: ListSchedulesQuery,
+        response: { 200: SchedulePage, ...problemResponses(...common) },
+      },
+    },
+    async (request) =>
+      withDeadline(() =>
+        sdkFor(request).listPage({
+          ...request.query,
+          include_deleted: request.query.include_deleted === 'true',
+        }),
+      ),
+  );
+
+  api.get(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Read a schedule (schedule.v1)',
+        params: ScheduleIdParams,
+        response: { 200: Schedule, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).get(request.params.id)),
+  );
+
+  api.get(
+    '/v1/schedules/:id/describe',
+    {
+      schema: {
+        tags,
+        summary: 'A schedule with its next runs, recent occurrences and counters',
+        params: ScheduleIdParams,
+        response: { 200: ScheduleDescription, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).describe(request.params.id)),
+  );
+
+  api.patch(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change definition fields (optimistic: expected_version)',
+        description:
+          'Each field given replaces the current one whole; null clears an optional field. A stale expected_version answers 409 with current_version.',
+        params: ScheduleIdParams,
+        body: PatchScheduleRequest,
+        response: { 200: Schedule, ...problemResponses(...common, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const sdk = sdkFor(request);
+      const id = request.params.id;
+      return withDeadline(async () => {
+        const current = await sdk.get(id);
+        const { expected_version, ...changes } = request.body;
+        if (expected_version !== current.version) throw versionConflict(expected_version, current.version);
+        const merged: Record<string, unknown> = { ...specOf(current) };
+        for (const [key, value] of Object.entries(changes)) {
+          if (value === null) delete merged[key];
+          else if (value !== undefined) merged[key] = value;
+        }
+        const spec = ScheduleSpec.safeParse(merged);
+        if (!spec.success) throw validationError(spec.error)!;
+        try {
+          await sdk.update(id, { expected_version, spec: spec.data });
+        } catch (err) {
+          if (err instanceof SchedulerError && err.code === 'VERSION_CONFLICT') {
+            throw versionConflict(expected_version, (await sdk.get(id)).version);
+          }
+          throw err;
+        }
+        return await sdk.get(id);
+      });
+    },
+  );
+
+  api.post(
+    '/v1/schedules/:id/pause',
+    {
+      schema: {
+        tags,
+        summary: 'Pause: no occurrences until resumed (missed slots then go through the misfire policy)',
+        params: ScheduleIdParams,
+        body: PauseRequest,
+        response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
+      },
+    },
+    async (request) => {
+      const sdk = sdkFor(request);
+      const id = request.params.id;
+      return withDeadline(async () => {
+        await sdk.pause(id, request.body.note);
+        return settled(sdk, id, (s) => s.status !== 'ACTIVE');
+      });
+    },
+  );
+
+  api.post(
+    '/v1/schedules/:id/resume',
+    {
+      schema: {
+        tags,
+        summary: 'Resume a paused schedule; on one whose owner was revoked, take it over',
+        params: ScheduleIdParams,
+        body: z.object({}).strict(),
+        response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
+      },
+    },
+    async (request) => {
+      const sdk = sdkFor(request);
+      const id = request.params.id;
+      return withDeadline(async () => {
+        await sdk.resume(id);
+        return settled(sdk, id, (s) => s.status !== 'PAUSED' && s.owner_revoked_at === null);
+      });
+    },
+  );
+
+  api.post(
+    '/v1/schedules/:id/trigger',
+    {
+      schema: {
+        tags,
+        summary: 'Run one occurrence now (idempotent on scheduled_for)',
+        params: ScheduleIdParams,
+        body: TriggerRequest,
+        response: { 200: Occurrence, ...problemResponses(...common, 404, 409) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).triggerNow(request.params.id, request.body)),
+  );
+
+  api.post(
+    '/v1/schedules/:id/backfill',
+    {
+      schema: {
+        tags,
+        summary: 'Run the slots of a past range (each at most once)',
+        params: ScheduleIdParams,
+        body: BackfillRequest,
+        response: { 200: BackfillResult, ...problemResponses(...common, 404, 409, 422) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).backfill(request.params.id, request.body)),
+  );
+
+  api.post(
+    '/v1/schedules/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel: no future runs; the schedule stays readable (CANCELLED)',
+        params: ScheduleIdParams,
+        body: CancelRequest,
+        response: { 200: Schedule, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) =>
+      withDeadline(async () => (await sdkFor(request).cancel(request.params.id, request.body)).schedule),
+  );
+
+  api.delete(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete: cancel, and leave it out of listings (still readable by ID, with deleted_at)',
+        description:
+          'Target workflows already started are not touched. A schedule that had already ended (COMPLETED, FAILED, CANCELLED) is removed from Temporal instead, which the server does asynchronously.',
+        params: ScheduleIdParams,
+        response: { 204: z.undefined().describe('deleted'), ...problemResponses(...common, 404) },
+      },
+    },
+    async (request, reply) => {
+      await withDeadline(() => sdkFor(request).delete(request.params.id));
+      return reply.code(204).send();
+    },
+  );
+
+  api.get(
+    '/v1/schedules/:id/occurrences',
+    {
+      schema: {
+        tags,
+        summary: 'Recent occurrences, newest first',
+        description: 'A schedule keeps its most recent 256 occurrences (and every one still running).',
+        params: ScheduleIdParams,
+        querystring: ListOccurrencesQuery,
+        response: { 200: OccurrencePage, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) => {
+      const { recent_occurrences } = await withDeadline(() => sdkFor(request).describe(request.params.id));
+      const newestFirst = [...recent_occurrences].sort((a, b) =>
+        b.scheduled_for.localeCompare(a.scheduled_for),
+      );
+      const offset = Number(request.query.cursor ?? 0);
+      const end = offset + request.query.limit;
+      return {
+        items: newestFirst.slice(offset, end),
+        next_cursor: end < newestFirst.length ? String(end) : null,
+      };
+    },
+  );
+
+  api.post(
+    '/v1/preview',
+    {
+      schema: {
+        tags: ['preview'],
+        summary: 'The next runs of a timing, with DST and window notes (creates nothing)',
+        body: PreviewRequest,
+        response: { 200: PreviewResult, ...problemResponses(...common, 422) },
+      },
+    },
+    async (request) => {
+      const { timing, from, count, ...options } = request.body;
+      const after = from ?? timeNow();
+      try {
+        const { slots } = computeSlots({
+          scheduleId: 'preview',
+          spec: { timing, ...options },
+          createdAt: after,
+          after,
+          count,
+        });
+        return { runs: slots.map(toNextRun) };
+      } catch (err) {
+        throw validationError(err) ?? err;
+      }
+    },
+  );
+
   return app;
+}
+
+function versionConflict(expected: number, current: number): HttpProblem {
+  return new HttpProblem(
+    'version-conflict',
+    `expected_version ${expected} but the schedule is at version ${current}: read it again and re-apply your change`,
+    { code: 'VERSION_CONFLICT', field: 'expected_version', current_version: current },
+  );
 }

@@ -1,0 +1,228 @@
+// Every error the HTTP API returns is an RFC 9457 problem (application/problem+json) that names the failing
+// field and says what to do. This module is the one place errors become HTTP statuses.
+import type { FastifyError } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { Problem } from '../../model/http.js';
+import { SchedulerError, type SchedulerErrorCode } from '../errors.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+interface ProblemType {
+  slug: string;
+  title: string;
+  status: number;
+  description: string;
+}
+
+/** The problem types, each documented at GET /problems/{slug} (the `type` URI). */
+export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
+  (
+    [
+      [
+        'malformed-request',
+        'Malformed request',
+        400,
+        'The body is not valid JSON, or a parameter has the wrong shape.',
+      ],
+      [
+        'invalid-request',
+        'Invalid request',
+        400,
+        'A field is missing, unknown or of the wrong type: see `field` and `errors`.',
+      ],
+      [
+        'unauthorized',
+        'Unauthorized',
+        401,
+        'Send `Authorization: Bearer <API key>` with a key the operator configured.',
+      ],
+      ['not-found', 'Not found', 404, 'No such schedule for your tenant, or no such route.'],
+      [
+        'unsupported-media-type',
+        'Unsupported media type',
+        415,
+        'Send the body as `Content-Type: application/json`.',
+      ],
+      [
+        'conflict',
+        'Conflict',
+        409,
+        'The schedule exists with another definition, or is in a state that refuses the change.',
+      ],
+      [
+        'version-conflict',
+        'Version conflict',
+        409,
+        'The schedule changed since you read it: read it again (`current_version`) and re-apply your change.',
+      ],
+      ['payload-too-large', 'Payload too large', 413, 'The body is larger than the documented limit.'],
+      [
+        'unprocessable',
+        'Unprocessable definition',
+        422,
+        'The request is well-formed but the definition cannot work: an unknown zone, a rule that never fires, a refused sink…',
+      ],
+      [
+        'rate-limited',
+        'Too many requests',
+        429,
+        'This API key sent more requests than its limit allows: wait `Retry-After` seconds.',
+      ],
+      [
+        'unavailable',
+        'Service unavailable',
+        503,
+        'Temporal or the scheduler worker did not answer in time. Nothing you sent was lost; retry after `Retry-After` seconds.',
+      ],
+      [
+        'internal',
+        'Internal error',
+        500,
+        'A fault in the scheduler, not in your request. It is logged; retry later.',
+      ],
+    ] as const
+  ).map(([slug, title, status, description]) => [slug, { slug, title, status, description }]),
+);
+
+export class HttpProblem extends Error {
+  constructor(
+    readonly slug: keyof typeof problemTypes & string,
+    readonly detail: string,
+    readonly extra: Partial<Problem> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+const bySchedulerCode: Record<SchedulerErrorCode, string> = {
+  VALIDATION: 'unprocessable',
+  NOT_FOUND: 'not-found',
+  ALREADY_EXISTS: 'conflict',
+  VERSION_CONFLICT: 'version-conflict',
+  INVALID_STATE: 'conflict',
+  UNAUTHORIZED: 'unauthorized',
+  FORBIDDEN: 'not-found', // never leak that another tenant's schedule exists
+  UNAVAILABLE: 'unavailable',
+};
+
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_UNAVAILABLE = 14;
+export const RETRY_AFTER_SECONDS = 5;
+
+/** True when the error (or one of its causes) is Temporal not answering in time. */
+function isTemporalUnavailable(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; cause?: unknown; name?: string } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
+    if (e.code === GRPC_DEADLINE_EXCEEDED || e.code === GRPC_UNAVAILABLE) return true;
+    if (e.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return true;
+  }
+  return false;
+}
+
+export interface RenderedProblem {
+  body: Problem;
+  headers: Record<string, string>;
+  /** A fault of ours (5xx other than unavailability): to be logged with its stack. */
+  internal: boolean;
+}
+
+export function renderProblem(err: unknown, instance: string): RenderedProblem {
+  const make = (slug: string, detail: string, extra: Partial<Problem> = {}, headers = {}) => {
+    const type = problemTypes[slug]!;
+    return {
+      body: {
+        type: `/problems/${slug}`,
+        title: type.title,
+        status: type.status,
+        detail,
+        instance,
+        code: slug.toUpperCase().replace(/-/g, '_'),
+        field: null,
+        ...extra,
+      },
+      headers,
+      internal: slug === 'internal',
+    };
+  };
+
+  if (err instanceof HttpProblem) return make(err.slug, err.detail, err.extra, err.headers);
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const part = (err as FastifyError).validationContext ?? 'body';
+    const errors = err.validation.flatMap((issue) => {
+      const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
+      const at = (segments: string[]) => {
+        const joined = segments.join('.');
+        return part === 'body' ? joined || null : [part, joined].filter(Boolean).join('.');
+      };
+      // An unknown field is named itself, so the caller sees which one to remove.
+      const unknownKeys =
+        issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys : undefined;
+      if (unknownKeys?.length) {
+        return unknownKeys.map((key) => ({ field: at([...path, key]), reason: 'unknown field: remove it' }));
+      }
+      return [{ field: at(path), reason: issue.message ?? 'invalid' }];
+    });
+    const first = errors[0]!;
+    return make(
+      'invalid-request',
+      `${first.field ?? part}: ${first.reason}${errors.length > 1 ? ` (and ${errors.length - 1} more issue${errors.length > 2 ? 's' : ''}, see errors)` : ''}`,
+      { field: first.field, errors, code: 'VALIDATION' },
+    );
+  }
+  if (err instanceof SchedulerError) {
+    const slug = bySchedulerCode[err.code];
+    return make(
+      slug!,
+      err.field ? `${err.field}: ${err.reason}` : err.reason,
+      {
+        code: err.code,
+        field: err.field,
+        ...(err.code === 'VALIDATION' ? { errors: [{ field: err.field, reason: err.reason }] } : {}),
+      },
+      slug === 'unavailable' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {},
+    );
+  }
+  if (isTemporalUnavailable(err)) {
+    return make(
+      'unavailable',
+      'Temporal or the scheduler worker did not answer in time; retry later',
+      { code: 'UNAVAILABLE' },
+      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    );
+  }
+  const fastifyError = err as FastifyError;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return make('malformed-request', `the body is not valid JSON: ${fastifyError.message}`, {
+        code: 'MALFORMED_JSON',
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return make(
+        'payload-too-large',
+        `the body is larger than the limit of this API (${fastifyError.message})`,
+        {
+          code: 'PAYLOAD_TOO_LARGE',
+        },
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return make('unsupported-media-type', 'send the body as Content-Type: application/json', {
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      });
+  }
+  if (fastifyError.statusCode === 429) {
+    return make('rate-limited', fastifyError.message, { code: 'RATE_LIMITED' });
+  }
+  if (
+    typeof fastifyError.statusCode === 'number' &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
+    return make('malformed-request', fastifyError.message, { code: 'MALFORMED_REQUEST' });
+  }
+  return make('internal', 'an internal error occurred; it has been logged');
+}

@@ -1,0 +1,105 @@
+// The HTTP API's own request and response shapes, built from the schedule contracts so that a field has one
+// definition: the route validation, the response serialization and the OpenAPI document all read these.
+import { z } from 'zod';
+import { CalendarOptions, Timing } from '../calendar/timing.js';
+import { NextRun, Occurrence, Schedule, ScheduleSpec, ScheduleStatus } from './contracts.js';
+
+const scheduleId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._~-]*$/,
+    'letters, digits and . _ ~ - only, starting with a letter or digit',
+  );
+
+/** POST /v1/schedules: a definition, optionally with the client's own ID (create is idempotent on it). */
+export const CreateScheduleRequest = ScheduleSpec.extend({
+  schedule_id: scheduleId.optional().describe('your ID for the schedule (default: a new UUID)'),
+}).strict();
+export type CreateScheduleRequest = z.input<typeof CreateScheduleRequest>;
+
+// A PATCH names only the fields it changes, so no defaults here (a default would overwrite the current
+// value); optional fields take `null` to clear them.
+const required = new Set(['target', 'timing']);
+const patchShape = Object.fromEntries(
+  Object.entries(ScheduleSpec.shape).map(([key, field]) => {
+    const bare = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field;
+    return [key, required.has(key) ? bare.optional() : bare.nullable().optional()];
+  }),
+) as { [K in keyof typeof ScheduleSpec.shape]: z.ZodOptional<z.ZodType> };
+
+/**
+ * PATCH /v1/schedules/{id}: `expected_version` plus the definition fields to change. Each given field
+ * replaces the current one whole (a new `timing` replaces the old timing); `null` clears an optional one.
+ */
+export const PatchScheduleRequest = z
+  .object({
+    expected_version: z.number().int().min(1).describe('the version this change is based on'),
+    ...patchShape,
+  })
+  .strict();
+export type PatchScheduleRequest = z.infer<typeof PatchScheduleRequest>;
+
+export const ScheduleIdParams = z.object({ id: scheduleId });
+
+export const ListSchedulesQuery = z
+  .object({
+    status: ScheduleStatus.optional(),
+    timing_kind: z.enum(['ONE_TIME', 'DELAY', 'INTERVAL', 'RECURRENCE', 'CRON', 'DEADLINE']).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(4096).optional().describe('`next_cursor` of the previous page'),
+    include_deleted: z.enum(['true', 'false']).default('false').describe('also list deleted schedules'),
+  })
+  .strict();
+
+export const ListOccurrencesQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(256).default(50),
+    cursor: z
+      .string()
+      .regex(/^\d+$/, 'a `next_cursor` from the previous page')
+      .optional()
+      .describe('`next_cursor` of the previous page'),
+  })
+  .strict();
+
+export const OccurrencePage = z.object({
+  items: z.array(Occurrence).describe('newest first'),
+  next_cursor: z.string().nullable(),
+});
+
+export const PreviewRequest = CalendarOptions.extend({
+  timing: Timing,
+  from: z.iso.datetime({ offset: true }).optional().describe('runs strictly after this instant; default now'),
+  count: z.number().int().min(1).max(100).default(10),
+}).strict();
+export type PreviewRequest = z.infer<typeof PreviewRequest>;
+
+export const PreviewResult = z.object({ runs: z.array(NextRun) });
+
+export const Health = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  checks: z.record(z.string(), z.string()),
+});
+
+/** RFC 9457 problem details, with the failing field and (for validation) every issue found. */
+export const Problem = z
+  .object({
+    type: z.string().describe('URI of the problem type; GET it for its description'),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().describe('what went wrong and what to do about it'),
+    instance: z.string().optional(),
+    code: z.string().describe('stable machine-readable code, e.g. VALIDATION, VERSION_CONFLICT'),
+    field: z.string().nullable().describe('path of the failing field, e.g. timing.timezone'),
+    errors: z.array(z.object({ field: z.string().nullable(), reason: z.string() })).optional(),
+    current_version: z.number().int().optional().describe('on VERSION_CONFLICT: the version to base on'),
+  })
+  .describe('application/problem+json (RFC 9457)');
+export type Problem = z.infer<typeof Problem>;
+
+export const SchedulePage = z.object({
+  items: z.array(Schedule),
+  next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
+});

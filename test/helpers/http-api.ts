@@ -1,0 +1,258 @@
+// The HTTP API as a user reaches it, for the integration tests: a real dev server, the real scheduler worker,
+// a worker for test jobs, and the API listening on a real port. Every response a test reads through `call`
+// is checked against the OpenAPI document the API itself serves (status documented, media type, schema),
+// so the document cannot drift from what the API answers.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Worker } from '@temporalio/worker';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+import { KeyRing, parseEventSinkAllowlist } from '../../src/api/auth.js';
+import { buildApi } from '../../src/api/http/server.js';
+import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
+import { JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from '../integration/support.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+const jobWorkflows = fileURLToPath(new URL('../fixtures/jobs.ts', import.meta.url));
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is (for malformed JSON); sets content-type application/json unless `headers` say otherwise. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+type OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
+  components?: unknown;
+};
+
+/** Validates responses against an OpenAPI 3.1 document (JSON Schema 2020-12 bodies). */
+export class OpenApiResponseValidator {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  readonly checked: string[] = [];
+
+  constructor(readonly doc: OpenApiDocument) {
+    addFormats(this.ajv);
+  }
+
+  private operation(method: string, path: string) {
+    for (const [template, operations] of Object.entries(this.doc.paths)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      if (pattern.test(path)) {
+        const op = operations[method.toLowerCase()];
+        if (op) return { template, op };
+      }
+    }
+    return null;
+  }
+
+  /** Throws with a readable message when the response is not what the document promises. */
+  check(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
+    const path = url.split('?')[0]!;
+    const found = this.operation(method, path);
+    if (!found) {
+      // Unknown routes answer 404 problems; everything else must be documented.
+      if (status === 404) return;
+      throw new Error(`${method} ${path} is not in the OpenAPI document`);
+    }
+    const response = found.op.responses[String(status)];
+    if (!response) {
+      throw new Error(
+        `${method} ${found.template} answered ${status}, which the OpenAPI document does not list (${Object.keys(found.op.responses).join(', ')})`,
+      );
+    }
+    this.checked.push(`${method} ${found.template} ${status}`);
+    if (!response.content) {
+      if (body !== undefined && body !== '')
+        throw new Error(`${method} ${found.template} ${status}: body not documented`);
+      return;
+    }
+    const mediaType = (contentType ?? '').split(';')[0]!.trim();
+    const media = response.content[mediaType];
+    if (!media) {
+      throw new Error(
+        `${method} ${found.template} ${status}: media type ${mediaType} not documented (${Object.keys(response.content).join(', ')})`,
+      );
+    }
+    const key = `${method} ${found.template} ${status} ${mediaType}`;
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      // References are `#/components/schemas/…`: compile with the document's components at the root.
+      validate = this.ajv.compile({ ...(media.schema as object), components: this.doc.components });
+      this.compiled.set(key, validate);
+    }
+    if (!validate(body)) {
+      throw new Error(
+        `${method} ${found.template} ${status} does not match the OpenAPI schema: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`,
+      );
+    }
+  }
+}
+
+export interface ApiStack {
+  stack: Stack;
+  app: FastifyInstance;
+  base: string;
+  validator: OpenApiResponseValidator;
+  /** Occurrence IDs of the JOB runs (`recordedJob` on the jobs queue), in start order. */
+  jobRuns: string[];
+  /** Replaces the key configuration, as a reloaded key file would. */
+  setKeys(spec: string): void;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ApiStackOptions {
+  keys: string;
+  eventSinks?: string;
+  rateLimitPerMinute?: number;
+  temporalTimeoutMs?: number;
+}
+
+export async function startApiStack(prefix: string, options: ApiStackOptions): Promise<ApiStack> {
+  const stack = await startStack(prefix);
+  const jobRuns: string[] = [];
+  let ring = KeyRing.fromConfig({ keys: options.keys });
+  let scheduler: { worker: SchedulerWorker; done: Promise<void> } | null = null;
+  const startSchedulerWorker = async () => {
+    const worker = await createSchedulerWorker({
+      address: stack.server.address,
+      namespace: 'default',
+      taskQueue: SCHEDULER_QUEUE,
+      client: stack.client,
+    });
+    scheduler = { worker, done: worker.run() };
+  };
+  await startSchedulerWorker();
+  const jobs = await Worker.create({
+    connection: await (await import('@temporalio/worker')).NativeConnection.connect({
+      address: stack.server.address,
+    }),
+    taskQueue: JOB_QUEUE,
+    workflowsPath: jobWorkflows,
+    activities: {
+      jobStarted: async (occurrenceId: string) => {
+        jobRuns.push(occurrenceId);
+      },
+      jobFinished: async () => {},
+    },
+  });
+  const jobsDone = jobs.run();
+
+  const app = await buildApi({
+    client: stack.client,
+    taskQueue: SCHEDULER_QUEUE,
+    jobTaskQueue: JOB_QUEUE,
+    keys: () => ring,
+    eventSinks: parseEventSinkAllowlist(options.eventSinks),
+    ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+    ...(options.temporalTimeoutMs ? { temporalTimeoutMs: options.temporalTimeoutMs } : {}),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const validator = new OpenApiResponseValidator(
+    (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiDocument,
+  );
+
+  const call = async <T>(
+    method: string,
+    path: string,
+    callOptions: CallOptions = {},
+  ): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { ...(callOptions.headers ?? {}) };
+    if (callOptions.key) headers.authorization = `Bearer ${callOptions.key}`;
+    let body: string | undefined;
+    if (callOptions.rawBody !== undefined) body = callOptions.rawBody;
+    else if (callOptions.body !== undefined) body = JSON.stringify(callOptions.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
+    const text = await response.text();
+    const contentType = response.headers.get('content-type');
+    const parsed = text && /json/.test(contentType ?? '') ? JSON.parse(text) : text || undefined;
+    validator.check(method, path, response.status, contentType, parsed);
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  };
+
+  return {
+    stack,
+    app,
+    base,
+    validator,
+    jobRuns,
+    setKeys: (spec) => {
+      ring = KeyRing.fromConfig({ keys: spec });
+    },
+    call,
+    stopWorker: async () => {
+      const current = scheduler as { worker: SchedulerWorker; done: Promise<void> } | null;
+      if (!current) return;
+      current.worker.shutdown();
+      await current.done;
+      scheduler = null;
+    },
+    startWorker: startSchedulerWorker,
+    stop: async () => {
+      await app.close();
+      const current = scheduler as { worker: SchedulerWorker; done: Promise<void> } | null;
+      if (current) {
+        current.worker.shutdown();
+        await current.done.catch(() => {});
+      }
+      jobs.shutdown();
+      await jobsDone.catch(() => {});
+      await stopStack(stack);
+    },
+  };
+}
+
+export interface ReceivedEvent {
+  headers: IncomingMessage['headers'];
+  body: any;
+  at: number;
+}
+
+/** A local HTTP sink that records the CloudEvents POSTed to it (status 204). */
+export async function startEventSink(): Promise<{
+  url: string;
+  events: ReceivedEvent[];
+  close(): Promise<void>;
+}> {
+  const events: ReceivedEvent[] = [];
+  const server: Server = createServer((request, response) => {
+    let data = '';
+    request.on('data', (chunk) => {
+      data += chunk;
+    });
+    request.on('end', () => {
+      events.push({ headers: request.headers, body: data ? JSON.parse(data) : null, at: Date.now() });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks/scheduler`,
+    events,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

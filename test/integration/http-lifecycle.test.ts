@@ -1,0 +1,221 @@
+// The HTTP API end to end, as a user with curl would use it: real dev server, real worker, real HTTP. Every
+// response is checked against the served OpenAPI document by the harness.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiStack, startApiStack, startEventSink } from '../helpers/http-api.js';
+import { eventually } from './support.js';
+
+const ALICE = 'key-acme-alice-0123456789';
+const BOB = 'key-acme-bob-0123456789ab';
+const KEYS = `${ALICE}=acme:alice,${BOB}=acme:bob`;
+
+let api: ApiStack;
+let sink: Awaited<ReturnType<typeof startEventSink>>;
+
+beforeAll(async () => {
+  sink = await startEventSink();
+  api = await startApiStack('http-lifecycle', { keys: KEYS });
+});
+afterAll(async () => {
+  await api?.stop();
+  await sink?.close();
+});
+
+const job = { type: 'JOB', job_type: 'recordedJob' } as const;
+
+describe('HTTP API: lifecycle', () => {
+  it('creates a weekday 09:00 Europe/Riga schedule: 201, then the same again 200, another definition 409', async () => {
+    const body = {
+      schedule_id: 'weekday-report',
+      timing: { kind: 'CRON', expression: '0 9 * * 1-5', timezone: 'Europe/Riga' },
+      target: job,
+    };
+    const created = await api.call('POST', '/v1/schedules', { key: ALICE, body });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe('/v1/schedules/weekday-report');
+    expect(created.body).toMatchObject({
+      contract: 'schedule.v1',
+      schedule_id: 'weekday-report',
+      tenant_id: 'acme',
+      owner_ref: 'alice',
+      status: 'ACTIVE',
+      version: 1,
+      misfire: 'FIRE_ONCE',
+      timing: body.timing,
+    });
+    // 09:00 in Riga is 07:00Z in winter (EET, +02:00), on a weekday.
+    const next = new Date(created.body.next_run_at);
+    expect(next.getUTCHours()).toBe(7);
+    expect(next.getUTCMinutes()).toBe(0);
+    expect([1, 2, 3, 4, 5]).toContain(next.getUTCDay());
+
+    const again = await api.call('POST', '/v1/schedules', { key: ALICE, body });
+    expect(again.status).toBe(200);
+    expect(again.body.created_at).toBe(created.body.created_at);
+
+    const other = await api.call('POST', '/v1/schedules', {
+      key: ALICE,
+      body: { ...body, timing: { ...body.timing, expression: '0 10 * * 1-5' } },
+    });
+    expect(other.status).toBe(409);
+    expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(other.body).toMatchObject({ code: 'ALREADY_EXISTS', field: 'schedule_id', status: 409 });
+
+    const got = await api.call('GET', '/v1/schedules/weekday-report', { key: BOB });
+    expect(got.status).toBe(200);
+    expect(got.body.owner_ref).toBe('alice');
+  });
+
+  it('PATCH merges the given fields under expected_version; a stale version is 409 with current_version', async () => {
+    const patched = await api.call('PATCH', '/v1/schedules/weekday-report', {
+      key: ALICE,
+      body: {
+        expected_version: 1,
+        timing: { kind: 'CRON', expression: '30 8 * * 1-5', timezone: 'Europe/Riga' },
+      },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      version: 2,
+      timing: { expression: '30 8 * * 1-5' },
+      target: job, // untouched
+      misfire: 'FIRE_ONCE',
+    });
+    expect(new Date(patched.body.next_run_at).getUTCMinutes()).toBe(30);
+
+    const stale = await api.call('PATCH', '/v1/schedules/weekday-report', {
+      key: ALICE,
+      body: { expected_version: 1, overlap: 'SKIP' },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({
+      code: 'VERSION_CONFLICT',
+      field: 'expected_version',
+      current_version: 2,
+    });
+
+    const cleared = await api.call('PATCH', '/v1/schedules/weekday-report', {
+      key: ALICE,
+      body: { expected_version: 2, overlap: 'SKIP', exclusions: ['2026-12-24'] },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ version: 3, overlap: 'SKIP', exclusions: ['2026-12-24'] });
+    const removed = await api.call('PATCH', '/v1/schedules/weekday-report', {
+      key: ALICE,
+      body: { expected_version: 3, exclusions: null },
+    });
+    expect(removed.status).toBe(200);
+    expect(removed.body.version).toBe(4);
+    expect(removed.body).not.toHaveProperty('exclusions');
+  });
+
+  it('pause, resume, describe, cancel (still readable), delete (gone)', async () => {
+    const paused = await api.call('POST', '/v1/schedules/weekday-report/pause', {
+      key: ALICE,
+      body: { note: 'quarter close' },
+    });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ status: 'PAUSED', pause_note: 'quarter close' });
+
+    const listedPaused = await api.call('GET', '/v1/schedules?status=PAUSED', { key: ALICE });
+    expect(listedPaused.status).toBe(200);
+
+    const resumed = await api.call('POST', '/v1/schedules/weekday-report/resume', { key: ALICE });
+    expect(resumed.body.status).toBe('ACTIVE');
+
+    const described = await api.call('GET', '/v1/schedules/weekday-report/describe', { key: ALICE });
+    expect(described.status).toBe(200);
+    expect(described.body.next_runs.length).toBeGreaterThan(3);
+    expect(described.body.counters).toMatchObject({ fired: 0 });
+
+    const cancelled = await api.call('POST', '/v1/schedules/weekday-report/cancel', {
+      key: ALICE,
+      body: { note: 'replaced' },
+    });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'CANCELLED', next_run_at: null });
+    expect((await api.call('GET', '/v1/schedules/weekday-report', { key: ALICE })).body.status).toBe(
+      'CANCELLED',
+    );
+    const editCancelled = await api.call('PATCH', '/v1/schedules/weekday-report', {
+      key: ALICE,
+      body: { expected_version: 4, overlap: 'ALLOW' },
+    });
+    expect(editCancelled.status).toBe(409);
+    expect(editCancelled.body.code).toBe('INVALID_STATE');
+
+    // Deleting an ended schedule asks Temporal to purge it (asynchronously).
+    expect((await api.call('DELETE', '/v1/schedules/weekday-report', { key: ALICE })).status).toBe(204);
+  });
+
+  it('DELETE of a live schedule cancels it and leaves it out of listings; it stays readable by ID', async () => {
+    const body = { schedule_id: 'to-delete', timing: { kind: 'INTERVAL', every: 'PT1H' }, target: job };
+    expect((await api.call('POST', '/v1/schedules', { key: ALICE, body })).status).toBe(201);
+    const listed = async (query: string) =>
+      (await api.call('GET', `/v1/schedules${query}`, { key: ALICE })).body.items.map(
+        (s: { schedule_id: string }) => s.schedule_id,
+      );
+    await eventually(
+      'the new schedule to be listed',
+      async () => ((await listed('')).includes('to-delete') ? true : undefined),
+      20_000,
+    );
+
+    const deleted = await api.call('DELETE', '/v1/schedules/to-delete', { key: ALICE });
+    expect(deleted.status).toBe(204);
+    const read = await api.call('GET', '/v1/schedules/to-delete', { key: ALICE });
+    expect(read.status).toBe(200);
+    expect(read.body.status).toBe('CANCELLED');
+    expect(read.body.deleted_at).not.toBeNull();
+    await eventually(
+      'the deleted schedule to leave the default listing',
+      async () => ((await listed('')).includes('to-delete') ? undefined : true),
+      20_000,
+    );
+    expect(await listed('?include_deleted=true')).toContain('to-delete');
+    expect(await listed('?status=CANCELLED')).not.toContain('to-delete');
+    // Deleting again is harmless.
+    expect((await api.call('DELETE', '/v1/schedules/to-delete', { key: ALICE })).status).toBe(204);
+  });
+
+  it('a 2-second INTERVAL EVENT schedule delivers CloudEvents to a local sink, no id twice', async () => {
+    const created = await api.call('POST', '/v1/schedules', {
+      key: ALICE,
+      body: {
+        schedule_id: 'heartbeat',
+        timing: { kind: 'INTERVAL', every: 'PT2S' },
+        target: {
+          type: 'EVENT',
+          event_type: 'heartbeat.tick',
+          sink_url: sink.url,
+          payload: { source: 'test' },
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    await eventually(
+      'four events at the sink',
+      async () => (sink.events.length >= 4 ? true : undefined),
+      30_000,
+    );
+    const paused = await api.call('POST', '/v1/schedules/heartbeat/pause', { key: ALICE });
+    expect(paused.body.status).toBe('PAUSED');
+    const ids = sink.events.map((e) => e.body.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const event of sink.events) {
+      expect(event.body).toMatchObject({ specversion: '1.0', type: 'heartbeat.tick' });
+      expect(event.body.data).toMatchObject({ schedule_id: 'heartbeat', payload: { source: 'test' } });
+    }
+    const occurrences = await api.call('GET', '/v1/schedules/heartbeat/occurrences?limit=2', { key: ALICE });
+    expect(occurrences.status).toBe(200);
+    expect(occurrences.body.items).toHaveLength(2);
+    const [newest, older] = occurrences.body.items;
+    expect(newest.scheduled_for > older.scheduled_for).toBe(true);
+    expect(newest).toMatchObject({ schedule_version: 1, status: 'HANDED_OFF' });
+    expect(newest.idempotency_key).toBe(`schedule:heartbeat:${new Date(newest.scheduled_for).toISOString()}`);
+    expect(occurrences.body.next_cursor).toBe('2');
+    const page2 = await api.call('GET', `/v1/schedules/heartbeat/occurrences?limit=2&cursor=2`, {
+      key: ALICE,
+    });
+    expect(page2.body.items[0].scheduled_for < older.scheduled_for).toBe(true);
+  });
+});
