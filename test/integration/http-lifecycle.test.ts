@@ -219,3 +219,111 @@ describe('HTTP API: lifecycle', () => {
     expect(page2.body.items[0].scheduled_for < older.scheduled_for).toBe(true);
   });
 });
+
+describe('HTTP API: every timing kind, end to end', () => {
+  const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
+  const finite = [
+    ['ONE_TIME', () => ({ kind: 'ONE_TIME', at: inSeconds(3) }), 1],
+    ['DELAY', () => ({ kind: 'DELAY', delay: 'PT3S' }), 1],
+    ['DEADLINE', () => ({ kind: 'DEADLINE', at: inSeconds(5), reminders: ['PT2S'] }), 2],
+  ] as const;
+
+  it.each(finite)(
+    '%s: runs its occurrence(s) as JOBs, then the schedule is COMPLETED',
+    async (kind, timing, runs) => {
+      const id = `finite-${kind.toLowerCase()}`;
+      const created = await api.call('POST', '/v1/schedules', {
+        key: ALICE,
+        body: { schedule_id: id, timing: timing(), target: job },
+      });
+      expect(created.status).toBe(201);
+      const done = await eventually(
+        `${id} to complete`,
+        async () => {
+          const got = await api.call('GET', `/v1/schedules/${id}`, { key: ALICE });
+          return got.body.status === 'COMPLETED' ? got.body : undefined;
+        },
+        40_000,
+      );
+      expect(done.next_run_at).toBeNull();
+      const occurrences = (await api.call('GET', `/v1/schedules/${id}/occurrences`, { key: ALICE })).body
+        .items;
+      expect(occurrences).toHaveLength(runs);
+      for (const occ of occurrences) {
+        expect(occ.status).toBe('COMPLETED');
+        expect(api.jobRuns).toContain(occ.occurrence_id);
+      }
+      // An ended schedule refuses changes with a problem, not a 5xx.
+      const trigger = await api.call('POST', `/v1/schedules/${id}/trigger`, { key: ALICE });
+      expect(trigger.status).toBe(409);
+      expect(trigger.body.code).toBe('INVALID_STATE');
+    },
+  );
+
+  const recurring = [
+    ['INTERVAL', { kind: 'INTERVAL', every: 'PT2S' }],
+    ['RECURRENCE', { kind: 'RECURRENCE', rule: 'FREQ=SECONDLY;INTERVAL=2', timezone: 'Europe/Riga' }],
+    ['CRON', { kind: 'CRON', expression: '*/2 * * * * *', timezone: 'Europe/Riga' }],
+  ] as const;
+
+  it.each(recurring)('%s: fires, trigger, backfill, pause, edit, cancel', async (kind, timing) => {
+    const id = `recurring-${kind.toLowerCase()}`;
+    const created = await api.call('POST', '/v1/schedules', {
+      key: ALICE,
+      body: { schedule_id: id, timing, target: job, misfire: 'SKIP' },
+    });
+    expect(created.status).toBe(201);
+    const fired = await eventually(
+      `${id} to fire twice`,
+      async () => {
+        const d = (await api.call('GET', `/v1/schedules/${id}/describe`, { key: ALICE })).body;
+        return d.counters.fired >= 2 ? d : undefined;
+      },
+      30_000,
+    );
+    expect(fired.next_runs.length).toBeGreaterThan(0);
+
+    const manual = await api.call('POST', `/v1/schedules/${id}/trigger`, {
+      key: ALICE,
+      body: { scheduled_for: '2026-01-01T00:00:00Z', reason: 'support ticket 42' },
+    });
+    expect(manual.status).toBe(200);
+    expect(manual.body).toMatchObject({ trigger: 'MANUAL', reason: 'support ticket 42' });
+    const again = await api.call('POST', `/v1/schedules/${id}/trigger`, {
+      key: ALICE,
+      body: { scheduled_for: '2026-01-01T00:00:00Z' },
+    });
+    expect(again.body.occurrence_id).toBe(manual.body.occurrence_id);
+
+    // A 10-second range before creation: each slot of it once; the same range again emits nothing new.
+    const createdAt = Date.parse(created.body.created_at);
+    const range = {
+      from: new Date(createdAt - 10_000).toISOString(),
+      to: new Date(createdAt - 1_000).toISOString(),
+    };
+    const backfill = await api.call('POST', `/v1/schedules/${id}/backfill`, { key: ALICE, body: range });
+    expect(backfill.status).toBe(200);
+    const repeat = await api.call('POST', `/v1/schedules/${id}/backfill`, { key: ALICE, body: range });
+    expect(repeat.body.emitted).toEqual([]);
+    expect(repeat.body.already_emitted.sort()).toEqual(
+      [...backfill.body.emitted, ...backfill.body.already_emitted].sort(),
+    );
+
+    const paused = await api.call('POST', `/v1/schedules/${id}/pause`, { key: ALICE });
+    expect(paused.body.status).toBe('PAUSED');
+    const edited = await api.call('PATCH', `/v1/schedules/${id}`, {
+      key: ALICE,
+      body: { expected_version: 1, overlap: 'SKIP' },
+    });
+    expect(edited.body).toMatchObject({ version: 2, overlap: 'SKIP', status: 'PAUSED' });
+    const cancelled = await api.call('POST', `/v1/schedules/${id}/cancel`, { key: ALICE });
+    expect(cancelled.body.status).toBe('CANCELLED');
+    const occurrences = (await api.call('GET', `/v1/schedules/${id}/occurrences?limit=256`, { key: ALICE }))
+      .body.items;
+    const ids = occurrences.map((o: { occurrence_id: string }) => o.occurrence_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(occurrences.some((o: { trigger: string }) => o.trigger === 'BACKFILL')).toBe(
+      backfill.body.emitted.length > 0,
+    );
+  });
+});

@@ -1,0 +1,133 @@
+// A schedule does not keep its owner's permission forever: when the owner's key leaves the key file, the
+// running API notices (file reload), the owner's schedules refuse their slots (each recorded with the
+// reason) and an authorized caller of the tenant can take them over. Real dev server, real worker, the
+// production `serveApi` with a real key file, a real HTTP sink.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/api/auth.js';
+import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
+import { freePort } from '../../src/runtime/ports.js';
+import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
+import { startEventSink } from '../helpers/http-api.js';
+import { eventually, JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
+
+const ALICE = 'key-acme-alice-0123456789';
+const BOB = 'key-acme-bob-0123456789ab';
+
+let stack: Stack;
+let worker: SchedulerWorker;
+let workerDone: Promise<void>;
+let api: RunningApi;
+let sink: Awaited<ReturnType<typeof startEventSink>>;
+let keyFile: string;
+const logs: string[] = [];
+
+const call = async (method: string, path: string, key: string, body?: unknown) => {
+  const response = await fetch(`${api.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as any };
+};
+
+beforeAll(async () => {
+  stack = await startStack('http-owners');
+  worker = await createSchedulerWorker({
+    address: stack.server.address,
+    namespace: 'default',
+    taskQueue: SCHEDULER_QUEUE,
+    client: stack.client,
+  });
+  workerDone = worker.run();
+  sink = await startEventSink();
+  keyFile = join(stack.dir, 'api-keys');
+  // Production shape: hashed keys in a file.
+  writeFileSync(keyFile, `# acme\n${hashApiKey(ALICE)}=acme:alice\n${hashApiKey(BOB)}=acme:bob\n`);
+  api = await serveApi({
+    client: stack.client,
+    taskQueue: SCHEDULER_QUEUE,
+    jobTaskQueue: JOB_QUEUE,
+    host: '127.0.0.1',
+    port: await freePort(),
+    dataDir: stack.dir,
+    apiKeyFile: keyFile,
+    rateLimitPerMinute: 10_000,
+    temporalTimeoutMs: 10_000,
+    logLevel: 'silent',
+    log: (line) => logs.push(line),
+  });
+});
+
+afterAll(async () => {
+  await api?.close();
+  worker?.shutdown();
+  await workerDone?.catch(() => {});
+  await sink?.close();
+  await stopStack(stack);
+});
+
+describe('owner revocation', () => {
+  it("stops a removed owner's schedule (each refused slot recorded) until another owner takes it over", async () => {
+    const created = await call('POST', '/v1/schedules', ALICE, {
+      schedule_id: 'alice-heartbeat',
+      timing: { kind: 'INTERVAL', every: 'PT2S' },
+      target: { type: 'EVENT', event_type: 'heartbeat', sink_url: sink.url },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.owner_ref).toBe('alice');
+    await eventually('two events', async () => (sink.events.length >= 2 ? true : undefined), 20_000);
+
+    // The operator removes alice's key from the file; the running API reloads it.
+    writeFileSync(keyFile, `# acme\n${hashApiKey(BOB)}=acme:bob\n`);
+    const revoked = await eventually(
+      'the schedule to learn its owner was revoked',
+      async () => {
+        const got = await call('GET', '/v1/schedules/alice-heartbeat', BOB);
+        return got.body?.owner_revoked_at ? got.body : undefined;
+      },
+      30_000,
+    );
+    expect(revoked.status).toBe('ACTIVE');
+    expect(revoked.owner_ref).toBe('alice');
+    expect((await call('GET', '/v1/schedules', ALICE)).status).toBe(401);
+    expect(logs.some((l) => /API keys reloaded/.test(l))).toBe(true);
+
+    // No event for slots after the revocation; the refused slots are on record.
+    const eventsAtRevocation = sink.events.length;
+    const revokedAt = Date.parse(revoked.owner_revoked_at);
+    const refused = await eventually(
+      'two refused slots',
+      async () => {
+        const occ = await call('GET', '/v1/schedules/alice-heartbeat/occurrences', BOB);
+        const skipped = occ.body.items.filter(
+          (o: { status: string; reason: string | null }) =>
+            o.status === 'SKIPPED' && /no API key/.test(o.reason ?? ''),
+        );
+        return skipped.length >= 2 ? skipped : undefined;
+      },
+      20_000,
+    );
+    expect(refused[0].reason).toMatch(/acme\/alice/);
+    // At most one event can have been in flight when the revocation landed.
+    expect(sink.events.filter((e) => Date.parse(e.body.time) > revokedAt + 1000)).toEqual([]);
+    expect(sink.events.length).toBeLessThanOrEqual(eventsAtRevocation + 1);
+
+    // Bob takes it over: he becomes the owner and slots are handed off again.
+    const takenOver = await call('POST', '/v1/schedules/alice-heartbeat/resume', BOB);
+    expect(takenOver.status).toBe(200);
+    expect(takenOver.body).toMatchObject({ owner_ref: 'bob', owner_revoked_at: null, status: 'ACTIVE' });
+    const before = sink.events.length;
+    await eventually(
+      'events again',
+      async () => (sink.events.length >= before + 2 ? true : undefined),
+      20_000,
+    );
+    const ids = sink.events.map((e) => e.body.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
