@@ -22,6 +22,11 @@ export const EnvironmentSchema = z.object({
   SCHEDULER_EVENT_SINKS: z.string().optional(),
   SCHEDULER_API_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   SCHEDULER_API_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Where a worker process serves its Prometheus metrics (SCHEDULER_ROLE=worker: set it to scrape). */
+  SCHEDULER_METRICS_PORT: port.optional(),
+  SCHEDULER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** An active schedule whose next run is older than this many seconds counts as overdue. */
+  SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
   SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   /** Which parts this process runs: both (default), or one, to scale workers and API separately. */
   SCHEDULER_ROLE: z.enum(['all', 'worker', 'api']).default('all'),

@@ -2,13 +2,13 @@
 // in one process tree, stopped cleanly on Ctrl-C.
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
 import { serveApi } from './api/http/serve.js';
 import { loadEnvironment } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
-import { assertPortFree } from './runtime/ports.js';
+import { assertPortFree, freePort } from './runtime/ports.js';
+import { installRuntime } from './runtime/telemetry.js';
 import { createSchedulerWorker } from './worker.js';
 
 const log = (line: string) => console.log(`[scheduler] ${line}`);
@@ -27,9 +27,18 @@ async function connectTo(address: string, embedded: boolean): Promise<Connection
 
 async function main(): Promise<void> {
   const env = loadEnvironment();
-  // The SDK logs every bundle build at INFO; an operator wants warnings and the lines below.
-  // Shutdown on signals is ours (API, worker, dev server in order), not the SDK runtime's own.
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  const runsApi = env.SCHEDULER_ROLE !== 'worker';
+  const runsWorker = env.SCHEDULER_ROLE !== 'api';
+  // The worker's metrics: on SCHEDULER_METRICS_PORT when set (a worker-only process is scraped there);
+  // otherwise, when this process also serves the API, on an internal port that GET /metrics appends.
+  let workerMetricsAddress: string | null = null;
+  if (runsWorker && env.SCHEDULER_METRICS_PORT) {
+    await assertPortFree(env.SCHEDULER_METRICS_PORT, env.SCHEDULER_METRICS_HOST, 'SCHEDULER_METRICS_PORT');
+    workerMetricsAddress = `${env.SCHEDULER_METRICS_HOST}:${env.SCHEDULER_METRICS_PORT}`;
+  } else if (runsWorker && runsApi) {
+    workerMetricsAddress = `127.0.0.1:${await freePort()}`;
+  }
+  installRuntime(workerMetricsAddress ? { metricsAddress: workerMetricsAddress } : {});
   const stops: Array<() => Promise<void>> = [];
   const shutdown = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => log(`while stopping: ${err.message}`));
@@ -48,8 +57,6 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   try {
-    const runsApi = env.SCHEDULER_ROLE !== 'worker';
-    const runsWorker = env.SCHEDULER_ROLE !== 'api';
     if (runsApi) await assertPortFree(env.SCHEDULER_API_PORT, env.SCHEDULER_API_HOST, 'SCHEDULER_API_PORT');
 
     let devServer: DevServer | null = null;
@@ -106,6 +113,8 @@ async function main(): Promise<void> {
         rateLimitPerMinute: env.SCHEDULER_API_RATE_LIMIT,
         temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
         logLevel: env.SCHEDULER_LOG_LEVEL,
+        overdueAfterSeconds: env.SCHEDULER_OVERDUE_AFTER_S,
+        workerMetricsUrl: workerMetricsAddress ? `http://${workerMetricsAddress}/metrics` : null,
         log,
       });
       devKey = api.devKey;
@@ -117,6 +126,7 @@ async function main(): Promise<void> {
     );
     if (devServer?.uiUrl) log(`Web UI:     ${devServer.uiUrl}`);
     if (runsWorker) log('Worker:     running');
+    if (runsWorker && env.SCHEDULER_METRICS_PORT) log(`Metrics:    http://${workerMetricsAddress}/metrics`);
     if (runsApi)
       log(
         `HTTP API:   http://${env.SCHEDULER_API_HOST}:${env.SCHEDULER_API_PORT}/v1 (docs: /docs, OpenAPI: /openapi.json, ready: /readyz)`,

@@ -107,11 +107,20 @@ export function createHandoffActivities(deps: HandoffDependencies) {
   return {
     async handOff(request: HandoffRequest): Promise<HandoffResult> {
       const { target, occurrence } = request;
-      switch (target.type) {
-        case 'WORKFLOW_SIGNAL':
-          return await signalTarget(target, occurrence);
-        case 'EVENT':
-          return await publishEvent(target, occurrence);
+      // Hand-offs under way in this worker (signals and events; a JOB's start is a command, not a call).
+      const inFlight = Context.current()
+        .metricMeter.withTags({ tenant: occurrence.tenant_id, target: target.type })
+        .createUpDownCounter?.('scheduler_handoffs_in_flight', undefined, 'hand-offs under way (signal, event)');
+      inFlight?.add(1);
+      try {
+        switch (target.type) {
+          case 'WORKFLOW_SIGNAL':
+            return await signalTarget(target, occurrence);
+          case 'EVENT':
+            return await publishEvent(target, occurrence);
+        }
+      } finally {
+        inFlight?.add(-1);
       }
     },
   };

@@ -40,6 +40,7 @@ import {
   VERSION_CONFLICT,
 } from './definitions.js';
 import { jobOutcome, startJob } from './handoff.js';
+import { countOccurrence, recordLateness } from './metrics.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
   NextRunAtKey,
@@ -268,11 +269,21 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     finished_at: null,
   });
 
+  /** Every counter moves here: the schedule's own (describe) and the exported metric. */
+  const count = (counter: keyof ScheduleCounters, occ: Pick<Occurrence, 'trigger'>) => {
+    s.counters[counter] += 1;
+    countOccurrence(counter, {
+      tenant: s.identity.tenant_id,
+      timing_kind: s.spec.timing.kind,
+      trigger: occ.trigger,
+    });
+  };
+
   const skip = (fire: PendingFire, reason: string, counter: 'skipped' | 'expired' = 'skipped') => {
     const occ = newOccurrence(fire);
     occ.status = 'SKIPPED';
     occ.reason = reason;
-    s.counters[counter] += 1;
+    count(counter, occ);
     remember(occ);
     return occ;
   };
@@ -309,8 +320,15 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     occ.status = 'DISPATCHING';
     occ.emitted_at = workflowNowIso();
     s.lastRunAt = occ.emitted_at;
-    s.counters.fired += 1;
-    if (late) s.counters.caught_up += 1;
+    count('fired', occ);
+    if (late) count('caught_up', occ);
+    if (occ.trigger === 'SCHEDULE') {
+      recordLateness((Date.parse(occ.emitted_at) - Date.parse(occ.scheduled_for)) / 1000, {
+        tenant: s.identity.tenant_id,
+        timing_kind: s.spec.timing.kind,
+        trigger: occ.trigger,
+      });
+    }
     handoffsInFlight += 1;
     const target = s.spec.target;
     void (async () => {
@@ -321,7 +339,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           occ.attempt = 1;
           if (started.duplicate) {
             occ.duplicate_prevented = true;
-            s.counters.duplicates_prevented += 1;
+            count('duplicates_prevented', occ);
             finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
           } else if (watchesCompletion()) {
             occ.status = 'RUNNING';
@@ -333,7 +351,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
               )
               .then(({ status, reason }) => {
                 finish(occ, status, reason);
-                if (status === 'FAILED') s.counters.failed += 1;
+                if (status === 'FAILED') count('failed', occ);
                 s.running = s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
                 wake = true;
               });
@@ -346,14 +364,14 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           occ.attempt = result.attempt;
           if (result.duplicate) {
             occ.duplicate_prevented = true;
-            s.counters.duplicates_prevented += 1;
+            count('duplicates_prevented', occ);
           }
           finish(occ, 'HANDED_OFF', null);
         }
       } catch (err) {
         const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
         finish(occ, 'FAILED', `handoff failed: ${(cause as Error).message}`);
-        s.counters.failed += 1;
+        count('failed', occ);
       } finally {
         handoffsInFlight -= 1;
         wake = true;
@@ -368,7 +386,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const id = occurrenceId(s.identity.tenant_id, s.identity.schedule_id, fire.slot.scheduledFor);
     const existing = find(id);
     if (existing && existing.status !== 'SKIPPED') {
-      s.counters.duplicates_prevented += 1;
+      count('duplicates_prevented', fire);
       return { occurrence: existing, duplicate: true };
     }
     // A slot that was skipped may be run later (trigger, backfill): its new record replaces the old one,
@@ -389,7 +407,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           if (queued) {
             queued.status = 'SKIPPED';
             queued.reason = `overlap COALESCE: merged into ${id}`;
-            s.counters.skipped += 1;
+            count('skipped', queued);
           }
         }
         s.queue.push(id);

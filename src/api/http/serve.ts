@@ -4,6 +4,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { developmentApiKey, KeyRing, parseEventSinkAllowlist } from '../auth.js';
 import { revokeUnauthorizedOwners } from '../owners.js';
+import { createApiMetrics } from './metrics.js';
 import { buildApi } from './server.js';
 
 export interface ServeApiOptions {
@@ -19,6 +20,10 @@ export interface ServeApiOptions {
   rateLimitPerMinute: number;
   temporalTimeoutMs: number;
   logLevel: string;
+  /** An active schedule whose next run is older than this is overdue (metrics). */
+  overdueAfterSeconds?: number;
+  /** The worker runtime's Prometheus endpoint in this process, appended to GET /metrics. */
+  workerMetricsUrl?: string | null;
   log: (line: string) => void;
 }
 
@@ -59,6 +64,11 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     eventSinks,
     rateLimitPerMinute: options.rateLimitPerMinute,
     temporalTimeoutMs: options.temporalTimeoutMs,
+    metrics: createApiMetrics({
+      client: options.client,
+      overdueAfterSeconds: options.overdueAfterSeconds ?? 300,
+      workerMetricsUrl: options.workerMetricsUrl ?? null,
+    }),
     logger: {
       level: options.logLevel,
       // Keys never reach the logs.

@@ -46,6 +46,7 @@ import { computeSlots } from '../../model/slots.js';
 import type { EventSinkPolicy, KeyRing, Principal } from '../auth.js';
 import { SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
+import type { ApiMetrics } from './metrics.js';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemTypes, renderProblem } from './problems.js';
 
 export interface ApiDependencies {
@@ -64,6 +65,8 @@ export interface ApiDependencies {
   bodyLimitBytes?: number;
   /** How long a request waits for Temporal and the worker before answering 503. */
   temporalTimeoutMs?: number;
+  /** Prometheus metrics served at GET /metrics; none when unset. */
+  metrics?: ApiMetrics;
   /** Fastify's pino logger options; false for none. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -123,10 +126,22 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
+  const definitionRoutes = new Set(['/v1/schedules', '/v1/schedules/:id', '/v1/preview']);
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics?.requests.inc({
+      route: request.routeOptions.url ?? 'unmatched',
+      method: request.method,
+      status: String(reply.statusCode),
+    });
+  });
 
   app.setErrorHandler((err, request, reply) => {
     const rendered = renderProblem(err, request.url.split('?')[0]!);
     if (rendered.internal) request.log.error({ err }, 'internal error');
+    // A definition the API refused for what it means or how it is shaped (not a missing key or a conflict).
+    if (rendered.body.code === 'VALIDATION' && definitionRoutes.has(request.routeOptions.url ?? '')) {
+      deps.metrics?.invalidDefinitions.inc({ field: rendered.body.field ?? 'body' });
+    }
     return reply
       .code(rendered.body.status)
       .headers(rendered.headers)
@@ -232,6 +247,12 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     };
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  if (deps.metrics) {
+    const metrics = deps.metrics;
+    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+      reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.render()),
+    );
+  }
 
   const api = app.withTypeProvider<ZodTypeProvider>();
 
