@@ -8,7 +8,7 @@ import { loadEnvironment } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
 import { assertPortFree, freePort } from './runtime/ports.js';
-import { installRuntime } from './runtime/telemetry.js';
+import { installRuntime, runtimeLogLevel } from './runtime/telemetry.js';
 import { createSchedulerWorker } from './worker.js';
 
 const log = (line: string) => console.log(`[scheduler] ${line}`);
@@ -38,7 +38,10 @@ async function main(): Promise<void> {
   } else if (runsWorker && runsApi) {
     workerMetricsAddress = `127.0.0.1:${await freePort()}`;
   }
-  installRuntime(workerMetricsAddress ? { metricsAddress: workerMetricsAddress } : {});
+  installRuntime({
+    ...(workerMetricsAddress ? { metricsAddress: workerMetricsAddress } : {}),
+    logLevel: runtimeLogLevel(env.SCHEDULER_LOG_LEVEL),
+  });
   const stops: Array<() => Promise<void>> = [];
   const shutdown = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => log(`while stopping: ${err.message}`));

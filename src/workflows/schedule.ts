@@ -322,6 +322,12 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     s.lastRunAt = occ.emitted_at;
     count('fired', occ);
     if (late) count('caught_up', occ);
+    wf.log.info('occurrence emitted', {
+      occurrence_id: occ.occurrence_id,
+      scheduled_for: occ.scheduled_for,
+      trigger: occ.trigger,
+      schedule_version: occ.schedule_version,
+    });
     if (occ.trigger === 'SCHEDULE') {
       recordLateness((Date.parse(occ.emitted_at) - Date.parse(occ.scheduled_for)) / 1000, {
         tenant: s.identity.tenant_id,
@@ -372,6 +378,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
         finish(occ, 'FAILED', `handoff failed: ${(cause as Error).message}`);
         count('failed', occ);
+        wf.log.warn('hand-off failed for good', {
+          occurrence_id: occ.occurrence_id,
+          scheduled_for: occ.scheduled_for,
+          reason: occ.reason,
+        });
       } finally {
         handoffsInFlight -= 1;
         wake = true;
@@ -513,6 +524,9 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       case 'revokeOwner':
         if (!s.ownerRevoked && !TERMINAL.has(s.status)) {
           s.ownerRevoked = { at: workflowNowIso(), reason: command.reason };
+          wf.log.warn('owner revoked: slots are refused until the schedule is resumed', {
+            owner_ref: s.identity.owner_ref,
+          });
           s.updatedAt = s.ownerRevoked.at;
         }
         return;
