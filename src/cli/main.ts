@@ -1,36 +1,61 @@
 #!/usr/bin/env node
 /** `scheduler` CLI. Commands register themselves from their own modules. */
 import { Command, CommanderError } from 'commander';
-import { describeError, registerPreview } from './preview.js';
+import { DEFAULT_URL } from './connection.js';
+import { EXIT, EXIT_CODES_HELP, failure } from './errors.js';
+import { registerPreview } from './preview.js';
+import { type CliIo, processIo, registerScheduleCommands } from './schedules.js';
 
-export function buildProgram(): Command {
+export type { CliIo } from './schedules.js';
+
+const PROGRAM_HELP = `
+Connection (every command but preview):
+  --url <url>       or SCHEDULER_URL      (default ${DEFAULT_URL}; the API \`npm start\` serves)
+  --api-key <key>   or SCHEDULER_API_KEY  (default: the development key \`npm start\` wrote to
+                                           .data/dev-api-key, or $SCHEDULER_DATA_DIR/dev-api-key)
+  --timeout <ms>    how long to wait for an answer
+  --json            print the API's JSON instead of a table
+
+${EXIT_CODES_HELP}
+
+Run \`scheduler <command> --help\` for a command's options and an example.
+`;
+
+const PREVIEW_EXAMPLE = `
+Example:
+  $ scheduler preview --rule 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0' --timezone Europe/Riga --count 3
+  $ scheduler preview --timing '{"kind":"CRON","expression":"30 2 * * *","timezone":"Europe/Berlin"}'
+`;
+
+export function buildProgram(io: CliIo = processIo()): Command {
   const program = new Command('scheduler')
-    .description('durable-scheduler command line')
+    .description('durable-scheduler command line: every schedule operation over the HTTP API')
     .showHelpAfterError(false)
-    .exitOverride();
-  registerPreview(program);
+    .exitOverride()
+    // Set before the commands are added: subcommands inherit it.
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
+  program.addHelpText('after', PROGRAM_HELP);
+  registerPreview(program).addHelpText('after', PREVIEW_EXAMPLE);
+  registerScheduleCommands(program, io);
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+/** Runs one command line; resolves to the exit code. Errors are one line on stderr, never a stack. */
+export async function main(argv: string[], io: Partial<CliIo> = {}): Promise<number> {
+  const ctx: CliIo = { ...processIo(), ...io };
+  const program = buildProgram(ctx);
   for (const cmd of program.commands) cmd.exitOverride();
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return EXIT.OK;
   } catch (e) {
     if (e instanceof CommanderError) {
       // help / version are not errors; usage errors exit 2 (commander already printed one line)
-      return e.exitCode === 0 ? 0 : 2;
+      return e.exitCode === 0 ? EXIT.OK : EXIT.BAD_INPUT;
     }
-    const line = describeError(e);
-    if (line !== undefined) {
-      process.stderr.write(`${line}\n`);
-      return 2;
-    }
-    process.stderr.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
-    return 1;
+    const { line, exitCode } = failure(e);
+    ctx.stderr(`${line}\n`);
+    return exitCode;
   }
 }
 

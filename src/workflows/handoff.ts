@@ -35,7 +35,8 @@ export async function startJob(
         { key: ScheduledForKey, value: new Date(occurrence.scheduled_for) },
       ],
       staticSummary: `Occurrence of schedule ${occurrence.schedule_id} for ${occurrence.scheduled_for}`,
-      staticDetails: `schedule **${occurrence.schedule_id}** v${occurrence.schedule_version}, slot ${occurrence.scheduled_for}, trigger ${occurrence.trigger}, idempotency key \`${occurrence.idempotency_key}\``,
+      // The Web UI renders this as markdown: the link leads back to the schedule's own workflow page.
+      staticDetails: `schedule [**${occurrence.schedule_id}**](/namespaces/${encodeURIComponent(wf.workflowInfo().namespace)}/workflows/${encodeURIComponent(wf.workflowInfo().workflowId)}) v${occurrence.schedule_version}, slot ${occurrence.scheduled_for}, trigger ${occurrence.trigger}, idempotency key \`${occurrence.idempotency_key}\``,
     });
     return { duplicate: false, workflowId: child.workflowId, result: child.result() };
   } catch (err) {

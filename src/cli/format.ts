@@ -1,0 +1,226 @@
+/**
+ * Human output of the schedule commands: tables and key/value blocks. Times are shown in the schedule's
+ * zone with their UTC offset, so "09:00 +02:00" reads as the wall clock the schedule was written in.
+ * Pure functions of the API's responses (`--json` bypasses all of this and prints the API's JSON).
+ */
+import { DateTime } from 'luxon';
+import type { Timing } from '../calendar/timing.js';
+import type {
+  BackfillResult,
+  NextRun,
+  Occurrence,
+  Schedule,
+  ScheduleDescription,
+  Target,
+} from '../model/contracts.js';
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => (c === cells.length - 1 ? cell : cell.padEnd(widths[c]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The zone a schedule's times are shown in: its timing's zone, else its schedule-level zone, else UTC. */
+export function zoneOf(schedule: Pick<Schedule, 'timing' | 'timezone'>): string {
+  const timing = schedule.timing as { timezone?: string };
+  return timing.timezone ?? schedule.timezone ?? 'UTC';
+}
+
+const LOCAL_FORMAT = 'yyyy-MM-dd HH:mm:ss ZZ';
+
+/** An instant in `zone`, e.g. `2027-01-04 09:00:00 +02:00`; `-` for none. */
+export function inZone(iso: string | null | undefined, zone: string): string {
+  if (!iso) return '-';
+  let dt = DateTime.fromISO(iso, { setZone: true }).setZone(zone);
+  if (!dt.isValid) dt = DateTime.fromISO(iso, { setZone: true }).toUTC();
+  return dt.isValid ? dt.toFormat(LOCAL_FORMAT) : iso;
+}
+
+/** An ISO string that carries its own offset (scheduled_for, local), in that offset. */
+export function asWritten(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  const dt = DateTime.fromISO(iso, { setZone: true });
+  return dt.isValid ? dt.toFormat(LOCAL_FORMAT) : iso;
+}
+
+export function timingSummary(timing: Timing): string {
+  switch (timing.kind) {
+    case 'ONE_TIME':
+      return `once at ${timing.at}`;
+    case 'DELAY':
+      return `after ${timing.delay}${timing.anchor ? ` from ${timing.anchor}` : ' from creation'}`;
+    case 'INTERVAL':
+      return `every ${timing.every}${timing.mode === 'FIXED_DELAY' ? ' (after each run ends)' : ''}${
+        timing.anchor ? ` from ${timing.anchor}` : ''
+      }`;
+    case 'RECURRENCE':
+      return `rule ${timing.rule.replace(/\s*\n\s*/g, ' | ')}`;
+    case 'CRON':
+      return `cron "${timing.expression}"`;
+    case 'DEADLINE':
+      return `deadline ${timing.at}${timing.reminders?.length ? `, reminders ${timing.reminders.join(', ')} before` : ''}`;
+  }
+}
+
+export function targetSummary(target: Target): string {
+  const ref = target.payload_ref ? `, payload_ref ${target.payload_ref}` : '';
+  const payload = target.payload ? `, payload ${JSON.stringify(target.payload)}` : '';
+  switch (target.type) {
+    case 'JOB':
+      return `JOB ${target.job_type}${target.task_queue ? ` on ${target.task_queue}` : ''}${ref}${payload}`;
+    case 'EVENT':
+      return `EVENT ${target.event_type} → ${target.sink_url}${ref}${payload}`;
+    case 'WORKFLOW_SIGNAL':
+      return `SIGNAL ${target.signal_name} → workflow ${target.workflow_id}${
+        target.start ? ` (start ${target.start.workflow_type} on ${target.start.task_queue})` : ''
+      }${ref}${payload}`;
+  }
+}
+
+/** `list`: id, status, kind, next run in the schedule's zone, zone, version. */
+export function formatScheduleList(items: Schedule[]): string {
+  if (items.length === 0) return '(no schedules)';
+  return table(
+    ['ID', 'STATUS', 'KIND', 'NEXT RUN (local)', 'ZONE', 'VERSION'],
+    items.map((s) => {
+      const zone = zoneOf(s);
+      const status = s.deleted_at ? `${s.status} (deleted)` : s.status;
+      return [s.schedule_id, status, s.timing.kind, inZone(s.next_run_at, zone), zone, String(s.version)];
+    }),
+  );
+}
+
+function keyValues(pairs: Array<[string, string | undefined | null]>): string {
+  const shown = pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== null);
+  const width = Math.max(...shown.map(([k]) => k.length)) + 1;
+  return shown.map(([k, v]) => `${`${k}:`.padEnd(width)} ${v}`).join('\n');
+}
+
+/** The key fields of a schedule (get, and the top of describe). */
+export function formatSchedule(s: Schedule): string {
+  const zone = zoneOf(s);
+  const window = s.window
+    ? `${s.window.days ? `${s.window.days.join(',')} ` : ''}${s.window.from}-${s.window.to}${
+        s.window.timezone ? ` ${s.window.timezone}` : ''
+      } (outside: ${s.window.outside ?? 'DEFER'})`
+    : undefined;
+  return keyValues([
+    ['schedule', s.schedule_id],
+    ['status', `${s.status}${s.pause_note ? ` (note: ${s.pause_note})` : ''}`],
+    ['version', String(s.version)],
+    ['timing', `${timingSummary(s.timing)} (${s.timing.kind})`],
+    ['zone', zone],
+    ['target', targetSummary(s.target)],
+    ['next run', s.next_run_at ? `${inZone(s.next_run_at, zone)} (${s.next_run_at})` : '-'],
+    ['last run', s.last_run_at ? inZone(s.last_run_at, zone) : '-'],
+    [
+      'policies',
+      `misfire ${s.misfire} (late after ${s.max_lateness_s}s), overlap ${s.overlap}${
+        s.misfire === 'CATCH_UP' ? `, catch_up_limit ${s.catch_up_limit}` : ''
+      }${s.overlap === 'QUEUE' ? `, queue_limit ${s.queue_limit}` : ''}`,
+    ],
+    ['window', window],
+    ['exclusions', s.exclusions?.length ? s.exclusions.join(', ') : undefined],
+    ['starts at', s.starts_at],
+    ['ends at', s.ends_at],
+    ['max count', s.max_count !== undefined ? String(s.max_count) : undefined],
+    ['jitter', s.jitter],
+    ['owner', `${s.tenant_id}/${s.owner_ref}`],
+    ['owner revoked', s.owner_revoked_at ? inZone(s.owner_revoked_at, zone) : undefined],
+    ['created', inZone(s.created_at, zone)],
+    ['updated', inZone(s.updated_at, zone)],
+    ['deleted', s.deleted_at ? inZone(s.deleted_at, zone) : undefined],
+  ]);
+}
+
+const MARKS: Record<string, string> = {
+  DST_GAP: 'DST-moved',
+  DST_FOLD: 'DST-fold',
+  WINDOW_DEFER: 'deferred',
+  JITTER: 'jitter',
+};
+
+/** The notes of a next run: its label and every DST / window / jitter adjustment. */
+export function runNotes(run: Pick<NextRun, 'label' | 'adjustments'>): string {
+  return [run.label, ...run.adjustments.map((a) => `${MARKS[a.kind] ?? a.kind}: ${a.note}`)]
+    .filter(Boolean)
+    .join('; ');
+}
+
+export function formatNextRuns(runs: NextRun[], zone: string): string {
+  if (runs.length === 0) return '(no further runs)';
+  return table(
+    ['#', `LOCAL (${zone})`, 'AT (UTC)', 'NOTES'],
+    runs.map((r, i) => [String(i + 1), asWritten(r.local), r.fire_at, runNotes(r)]),
+  );
+}
+
+/** Occurrences, newest first; each slot in the offset it was scheduled in. */
+export function formatOccurrences(items: Occurrence[]): string {
+  if (items.length === 0) return '(no occurrences)';
+  return table(
+    ['SCHEDULED FOR (local)', 'STATUS', 'TRIGGER', 'V', 'OCCURRENCE', 'REASON'],
+    items.map((o) => [
+      asWritten(o.scheduled_for),
+      `${o.status}${o.duplicate_prevented ? ' (dup prevented)' : ''}`,
+      o.trigger,
+      String(o.schedule_version),
+      o.occurrence_id,
+      o.reason ?? '',
+    ]),
+  );
+}
+
+/** `describe`: the schedule, its next runs with DST/window notes, counters, running/queued, recent occurrences. */
+export function formatDescription(d: ScheduleDescription, recent = 10): string {
+  const zone = zoneOf(d.schedule);
+  const c = d.counters;
+  const newest = [...d.recent_occurrences]
+    .sort((a, b) => b.scheduled_for.localeCompare(a.scheduled_for))
+    .slice(0, recent);
+  const more = d.recent_occurrences.length - newest.length;
+  return [
+    formatSchedule(d.schedule),
+    '',
+    'Next runs:',
+    formatNextRuns(d.next_runs, zone),
+    '',
+    `Counters: fired ${c.fired}, caught up ${c.caught_up}, skipped ${c.skipped}, expired ${c.expired}, failed ${c.failed}, duplicates prevented ${c.duplicates_prevented}`,
+    `Running: ${d.running.length ? d.running.join(', ') : 'none'}; queued: ${d.queued.length ? d.queued.join(', ') : 'none'}`,
+    '',
+    `Recent occurrences (newest first${more > 0 ? `; ${more} more: scheduler occurrences ${d.schedule.schedule_id}` : ''}):`,
+    formatOccurrences(newest),
+  ].join('\n');
+}
+
+/** One line after a change: what it is now. */
+export function scheduleLine(verb: string, s: Schedule): string {
+  const zone = zoneOf(s);
+  const next = s.next_run_at ? `, next run ${inZone(s.next_run_at, zone)} (${zone})` : ', no next run';
+  return `${verb} ${s.schedule_id}: ${s.status}, version ${s.version}${next}`;
+}
+
+export function occurrenceLine(verb: string, o: Occurrence): string {
+  return `${verb} ${o.schedule_id}: occurrence ${o.occurrence_id} for ${asWritten(o.scheduled_for)}, ${o.status}${
+    o.duplicate_prevented ? ' (already ran: duplicate prevented)' : ''
+  }`;
+}
+
+export function formatBackfill(id: string, from: string, to: string, r: BackfillResult): string {
+  const lines = [
+    `backfilled ${id} ${from} .. ${to}: ${r.emitted.length} emitted, ${r.already_emitted.length} already emitted, ${r.skipped.length} skipped`,
+  ];
+  for (const [label, ids] of [
+    ['emitted', r.emitted],
+    ['already emitted', r.already_emitted],
+    ['skipped', r.skipped],
+  ] as const) {
+    for (const occurrence of ids) lines.push(`  ${label}: ${occurrence}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,541 @@
+/**
+ * Flags → HTTP request bodies and queries, built from the model's zod contracts and checked locally before
+ * anything is sent: a bad flag is a {@link UsageError} naming the flag (and the body field it fills), which
+ * `main` prints on one line with exit code 2. Pure functions: no I/O, no clock (`now` is passed in).
+ */
+import { Duration } from 'luxon';
+import type { z } from 'zod';
+import { CalendarError } from '../calendar/index.js';
+import type { Timing } from '../calendar/timing.js';
+import {
+  BackfillRequest,
+  CancelRequest,
+  PauseRequest,
+  type Target,
+  TriggerRequest,
+} from '../model/contracts.js';
+import {
+  CreateScheduleRequest,
+  ListOccurrencesQuery,
+  ListSchedulesQuery,
+  PatchScheduleRequest,
+} from '../model/http.js';
+import { computeSlots } from '../model/slots.js';
+import { UsageError } from './preview.js';
+
+/** The definition flags `create` and `edit` share (commander's camel-cased option names). */
+export interface DefinitionFlags {
+  cron?: string;
+  rule?: string;
+  every?: string;
+  at?: string;
+  delay?: string;
+  deadline?: string;
+  reminder?: string[];
+  anchor?: string;
+  timezone?: string;
+  job?: string;
+  taskQueue?: string;
+  event?: string;
+  sink?: string;
+  signal?: string;
+  workflowId?: string;
+  payload?: string;
+  payloadRef?: string;
+  misfire?: string;
+  overlap?: string;
+  maxLateness?: string;
+}
+
+export interface CreateFlags extends DefinitionFlags {
+  id?: string;
+  file?: string;
+}
+
+export interface EditFlags extends DefinitionFlags {
+  expectedVersion?: string;
+  file?: string;
+}
+
+const TIMING_FLAGS = ['cron', 'rule', 'every', 'at', 'delay', 'deadline'] as const;
+const TARGET_FLAGS = ['job', 'event', 'signal'] as const;
+const DEFINITION_FLAGS: Array<keyof DefinitionFlags> = [
+  ...TIMING_FLAGS,
+  'reminder',
+  'anchor',
+  'timezone',
+  ...TARGET_FLAGS,
+  'taskQueue',
+  'sink',
+  'workflowId',
+  'payload',
+  'payloadRef',
+  'misfire',
+  'overlap',
+  'maxLateness',
+];
+
+/** `taskQueue` → `--task-queue`. */
+export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** The flag that fills a body field, for error lines (`--timezone (timing.timezone)`). */
+const FIELD_FLAGS: Array<[RegExp, string]> = [
+  [/^schedule_id$/, '--id'],
+  [/^expected_version$/, '--expected-version'],
+  [/^timing\.timezone$/, '--timezone'],
+  [/^timezone$/, '--timezone'],
+  [/^timing\.expression$/, '--cron'],
+  [/^timing\.rule$/, '--rule'],
+  [/^timing\.every$/, '--every'],
+  [/^timing\.delay$/, '--delay'],
+  [/^timing\.anchor$/, '--anchor'],
+  [/^timing\.reminders(\.|$)/, '--reminder'],
+  [/^target\.job_type$/, '--job'],
+  [/^target\.task_queue$/, '--task-queue'],
+  [/^target\.event_type$/, '--event'],
+  [/^target\.sink_url$/, '--sink'],
+  [/^target\.signal_name$/, '--signal'],
+  [/^target\.workflow_id$/, '--workflow-id'],
+  [/^target\.payload$/, '--payload'],
+  [/^target\.payload_ref$/, '--payload-ref'],
+  [/^misfire$/, '--misfire'],
+  [/^overlap$/, '--overlap'],
+  [/^max_lateness_s$/, '--max-lateness'],
+];
+
+function flagForField(field: string, timing: Timing | undefined): string | undefined {
+  if (field === 'timing.at') return timing?.kind === 'DEADLINE' ? '--deadline' : '--at';
+  return FIELD_FLAGS.find(([pattern]) => pattern.test(field))?.[1];
+}
+
+/** Where an error about `field` points: the flag that filled it (when the body came from flags) and the field. */
+function label(field: string, fromFlags: boolean, timing?: Timing): string {
+  const flag = fromFlags ? flagForField(field, timing) : undefined;
+  if (!field) return fromFlags ? 'request' : '--file';
+  return flag ? `${flag} (${field})` : field;
+}
+
+/** The first issue of a failed zod parse as a UsageError (same field naming as the API's problems). */
+function zodIssue(error: z.ZodError, fromFlags: boolean, timing?: Timing): UsageError {
+  const issue = error.issues[0]!;
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
+    return new UsageError(
+      label([...path, issue.keys[0]].join('.'), fromFlags, timing),
+      'unknown field: remove it',
+    );
+  }
+  return new UsageError(label(path.join('.'), fromFlags, timing), issue.message);
+}
+
+/** The calendar's checks (zone, rule, durations, dates): deterministic, so cheap to run before sending. */
+function checkCalendar(spec: Record<string, unknown>, fromFlags: boolean, now: Date): void {
+  const timing = spec.timing as Timing;
+  try {
+    computeSlots({
+      scheduleId: 'cli-check',
+      spec: spec as Parameters<typeof computeSlots>[0]['spec'],
+      createdAt: now.toISOString(),
+      after: now.toISOString(),
+      count: 1,
+    });
+  } catch (err) {
+    if (err instanceof CalendarError) {
+      throw new UsageError(label(err.field.replace(/^options\./, ''), fromFlags, timing), err.reason);
+    }
+    // Anything else is for the server to judge.
+  }
+}
+
+function parseJsonText(field: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(field, `is not valid JSON (${(e as Error).message})`);
+  }
+}
+
+function given(flags: DefinitionFlags, keys: readonly (keyof DefinitionFlags)[]) {
+  return keys.filter((k) => flags[k] !== undefined);
+}
+
+/** ISO 8601 duration or a number of seconds → seconds. */
+export function parseSeconds(flag: string, value: string): number {
+  if (/^\d+$/.test(value)) return Number(value);
+  const d = Duration.fromISO(value);
+  if (!d.isValid || d.years !== 0 || d.months !== 0 || d.weeks !== 0 || d.quarters !== 0) {
+    throw new UsageError(
+      flag,
+      `"${value}" must be seconds or an ISO 8601 duration in days or less (e.g. PT5M)`,
+    );
+  }
+  const seconds = d.as('seconds');
+  if (!Number.isInteger(seconds)) throw new UsageError(flag, `"${value}" must be whole seconds`);
+  return seconds;
+}
+
+/** The timing the flags describe, and the schedule-level zone (for --every / --delay), or nothing. */
+function buildTiming(
+  flags: DefinitionFlags,
+  required: boolean,
+): { timing?: Timing; timezone?: string } | undefined {
+  const timingFlags = given(flags, TIMING_FLAGS);
+  if (timingFlags.length > 1) {
+    throw new UsageError(
+      flagName(timingFlags[1]!),
+      `give one timing, not both ${flagName(timingFlags[0]!)} and ${flagName(timingFlags[1]!)}`,
+    );
+  }
+  const kind = timingFlags[0];
+  if (flags.reminder !== undefined && kind !== 'deadline') {
+    throw new UsageError('--reminder', 'goes with --deadline');
+  }
+  if (flags.anchor !== undefined && kind !== 'every' && kind !== 'delay') {
+    throw new UsageError('--anchor', 'goes with --every or --delay');
+  }
+  const zone = flags.timezone;
+  switch (kind) {
+    case undefined:
+      if (required) {
+        throw new UsageError(
+          'timing',
+          'give one of --cron, --rule, --every, --at, --delay or --deadline (or --file with the whole request)',
+        );
+      }
+      if (zone !== undefined) {
+        throw new UsageError(
+          '--timezone',
+          'an edit replaces the timing whole: give --timezone with the timing flag (--cron, --rule, --at, --deadline, --every, --delay)',
+        );
+      }
+      return undefined;
+    case 'cron':
+    case 'rule': {
+      if (zone === undefined) {
+        throw new UsageError(
+          '--timezone',
+          `is required with ${flagName(kind)} (an IANA zone such as Europe/Riga, or UTC)`,
+        );
+      }
+      return {
+        timing:
+          kind === 'cron'
+            ? { kind: 'CRON', expression: flags.cron!, timezone: zone }
+            : { kind: 'RECURRENCE', rule: flags.rule!, timezone: zone },
+      };
+    }
+    case 'every':
+    case 'delay': {
+      const anchor = flags.anchor !== undefined ? { anchor: flags.anchor } : {};
+      const timing: Timing =
+        kind === 'every'
+          ? { kind: 'INTERVAL', every: flags.every!, ...anchor }
+          : { kind: 'DELAY', delay: flags.delay!, ...anchor };
+      // These timings have no zone of their own: --timezone is the schedule's (windows, exclusions).
+      return { timing, ...(zone !== undefined ? { timezone: zone } : {}) };
+    }
+    case 'at':
+      return {
+        timing: { kind: 'ONE_TIME', at: flags.at!, ...(zone !== undefined ? { timezone: zone } : {}) },
+      };
+    case 'deadline': {
+      const reminders = (flags.reminder ?? []).flatMap((r) => r.split(',')).filter((r) => r.trim() !== '');
+      return {
+        timing: {
+          kind: 'DEADLINE',
+          at: flags.deadline!,
+          ...(zone !== undefined ? { timezone: zone } : {}),
+          ...(reminders.length > 0 ? { reminders: reminders.map((r) => r.trim()) } : {}),
+        },
+      };
+    }
+  }
+}
+
+function buildTarget(flags: DefinitionFlags, required: boolean): Target | undefined {
+  const targetFlags = given(flags, TARGET_FLAGS);
+  if (targetFlags.length > 1) {
+    throw new UsageError(
+      flagName(targetFlags[1]!),
+      `give one target, not both ${flagName(targetFlags[0]!)} and ${flagName(targetFlags[1]!)}`,
+    );
+  }
+  const kind = targetFlags[0];
+  const only = (flag: keyof DefinitionFlags, owner: string) => {
+    if (flags[flag] !== undefined && kind !== owner) {
+      throw new UsageError(flagName(flag), `goes with ${flagName(owner)}`);
+    }
+  };
+  only('taskQueue', 'job');
+  only('sink', 'event');
+  only('workflowId', 'signal');
+  if (kind === undefined) {
+    for (const flag of ['payload', 'payloadRef'] as const) {
+      if (flags[flag] !== undefined) {
+        throw new UsageError(
+          flagName(flag),
+          required
+            ? 'goes with a target: --job, --event or --signal'
+            : 'an edit replaces the target whole: give it with the target flag (--job, --event or --signal)',
+        );
+      }
+    }
+    if (required) {
+      throw new UsageError(
+        'target',
+        'give one of --job <job_type>, --event <event_type> --sink <url>, --signal <name> --workflow-id <id> (or --file)',
+      );
+    }
+    return undefined;
+  }
+  let payload: Record<string, unknown> | undefined;
+  if (flags.payload !== undefined) {
+    const value = parseJsonText('--payload', flags.payload);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new UsageError('--payload', 'must be a JSON object, e.g. {"region":"eu"}');
+    }
+    payload = value as Record<string, unknown>;
+  }
+  const extra = {
+    ...(flags.payloadRef !== undefined ? { payload_ref: flags.payloadRef } : {}),
+    ...(payload !== undefined ? { payload } : {}),
+  };
+  switch (kind) {
+    case 'job':
+      return {
+        type: 'JOB',
+        job_type: flags.job!,
+        ...(flags.taskQueue !== undefined ? { task_queue: flags.taskQueue } : {}),
+        ...extra,
+      };
+    case 'event':
+      if (flags.sink === undefined)
+        throw new UsageError('--sink', 'is required with --event (the URL to POST to)');
+      return { type: 'EVENT', event_type: flags.event!, sink_url: flags.sink, ...extra };
+    case 'signal':
+      if (flags.workflowId === undefined) {
+        throw new UsageError('--workflow-id', 'is required with --signal (the workflow to signal)');
+      }
+      return { type: 'WORKFLOW_SIGNAL', signal_name: flags.signal!, workflow_id: flags.workflowId, ...extra };
+  }
+}
+
+/** The definition fields the flags give (no defaults: the server applies them on create). */
+function definitionFromFlags(flags: DefinitionFlags, create: boolean): Record<string, unknown> {
+  const timing = buildTiming(flags, create);
+  const target = buildTarget(flags, create);
+  const body: Record<string, unknown> = {};
+  if (timing?.timing) body.timing = timing.timing;
+  if (timing?.timezone !== undefined) body.timezone = timing.timezone;
+  if (target) body.target = target;
+  if (flags.misfire !== undefined) body.misfire = flags.misfire;
+  if (flags.overlap !== undefined) body.overlap = flags.overlap;
+  if (flags.maxLateness !== undefined)
+    body.max_lateness_s = parseSeconds('--max-lateness', flags.maxLateness);
+  return body;
+}
+
+function rejectMixedFile(flags: DefinitionFlags & { id?: string }, extra: string[] = []): void {
+  const mixed = [...given(flags, DEFINITION_FLAGS), ...extra];
+  if (mixed.length > 0) {
+    throw new UsageError(
+      flagName(mixed[0]!),
+      '--file holds the whole request: give either --file or the definition flags',
+    );
+  }
+}
+
+/** `create`: the POST /v1/schedules body, from flags or from the text of `--file`. */
+export function buildCreateRequest(
+  flags: CreateFlags,
+  fileText: string | undefined,
+  now: Date,
+): CreateScheduleRequest {
+  let body: Record<string, unknown>;
+  const fromFlags = fileText === undefined;
+  if (!fromFlags) {
+    rejectMixedFile(flags);
+    const value = parseJsonText('--file', fileText);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new UsageError('--file', 'must hold a JSON object (a CreateScheduleRequest)');
+    }
+    body = { ...(value as Record<string, unknown>) };
+    if (flags.id !== undefined) body.schedule_id = flags.id;
+  } else {
+    body = {
+      ...(flags.id !== undefined ? { schedule_id: flags.id } : {}),
+      ...definitionFromFlags(flags, true),
+    };
+  }
+  const parsed = CreateScheduleRequest.safeParse(body);
+  if (!parsed.success) throw zodIssue(parsed.error, fromFlags, body.timing as Timing);
+  const { schedule_id: _id, target: _target, ...spec } = parsed.data;
+  checkCalendar(spec, fromFlags, now);
+  return body as CreateScheduleRequest;
+}
+
+/** `edit`: the PATCH body — expected_version plus only the fields given (or the `--file` body). */
+export function buildPatchRequest(
+  flags: EditFlags,
+  fileText: string | undefined,
+  now: Date,
+): PatchScheduleRequest {
+  const fromFlags = fileText === undefined;
+  let body: Record<string, unknown>;
+  if (!fromFlags) {
+    rejectMixedFile(flags);
+    const value = parseJsonText('--file', fileText);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new UsageError('--file', 'must hold a JSON object (a PATCH body)');
+    }
+    body = { ...(value as Record<string, unknown>) };
+  } else {
+    body = definitionFromFlags(flags, false);
+  }
+  if (flags.expectedVersion !== undefined) {
+    const version = Number(flags.expectedVersion);
+    if (!/^\d+$/.test(flags.expectedVersion) || version < 1) {
+      throw new UsageError(
+        '--expected-version',
+        `"${flags.expectedVersion}" must be the version you read (an integer from 1)`,
+      );
+    }
+    body = { expected_version: version, ...body };
+  } else if (body.expected_version === undefined) {
+    throw new UsageError(
+      '--expected-version',
+      'is required: the version you read (`scheduler get <id>`); the edit is refused if the schedule moved on',
+    );
+  }
+  if (Object.keys(body).filter((k) => k !== 'expected_version').length === 0) {
+    throw new UsageError(
+      fromFlags ? 'edit' : '--file',
+      'nothing to change: give the definition flags to change (e.g. --cron … --timezone …, --overlap SKIP)',
+    );
+  }
+  const parsed = PatchScheduleRequest.safeParse(body);
+  if (!parsed.success) throw zodIssue(parsed.error, fromFlags, body.timing as Timing);
+  if (body.timing && typeof body.timing === 'object') {
+    checkCalendar(
+      {
+        timing: body.timing,
+        ...(typeof body.timezone === 'string' ? { timezone: body.timezone } : {}),
+      },
+      fromFlags,
+      now,
+    );
+  }
+  return body as PatchScheduleRequest;
+}
+
+/** Runs a strict request schema over flag-built values; the issue is reported under the flag. */
+function checked<T>(schema: z.ZodType, body: Record<string, unknown>, flags: Record<string, string>): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.map(String).join('.');
+    throw new UsageError(flags[field] ?? (field || 'request'), issue.message);
+  }
+  return body as T;
+}
+
+const INSTANT_HINT = 'must be an ISO 8601 instant with Z or an offset (e.g. 2026-11-02T09:00:00Z)';
+function instantMessages<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof UsageError && /datetime/i.test(err.reason)) {
+      throw new UsageError(err.field, INSTANT_HINT);
+    }
+    throw err;
+  }
+}
+
+function checkLimit(limit: string | undefined, max: number): void {
+  if (limit !== undefined && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > max)) {
+    throw new UsageError('--limit', `"${limit}" must be an integer from 1 to ${max}`);
+  }
+}
+
+export interface ListFlags {
+  status?: string;
+  kind?: string;
+  limit?: string;
+  cursor?: string;
+  includeDeleted?: boolean;
+}
+
+/** `list`: the GET /v1/schedules query (only what was given). */
+export function buildListQuery(flags: ListFlags): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (flags.status !== undefined) query.status = flags.status;
+  if (flags.kind !== undefined) query.timing_kind = flags.kind;
+  if (flags.limit !== undefined) query.limit = flags.limit;
+  if (flags.cursor !== undefined) query.cursor = flags.cursor;
+  if (flags.includeDeleted) query.include_deleted = 'true';
+  checkLimit(flags.limit, 100);
+  return checked(ListSchedulesQuery, query, {
+    status: '--status',
+    timing_kind: '--kind',
+    limit: '--limit',
+    cursor: '--cursor',
+  });
+}
+
+/** `occurrences`: the GET …/occurrences query. */
+export function buildOccurrencesQuery(flags: { limit?: string; cursor?: string }): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (flags.limit !== undefined) query.limit = flags.limit;
+  if (flags.cursor !== undefined) query.cursor = flags.cursor;
+  checkLimit(flags.limit, 256);
+  return checked(ListOccurrencesQuery, query, { limit: '--limit', cursor: '--cursor' });
+}
+
+export function buildPauseRequest(flags: { note?: string }): PauseRequest {
+  return checked(PauseRequest, flags.note !== undefined ? { note: flags.note } : {}, { note: '--note' });
+}
+
+export function buildTriggerRequest(flags: { at?: string; reason?: string }): TriggerRequest {
+  const body: Record<string, unknown> = {};
+  if (flags.at !== undefined) body.scheduled_for = flags.at;
+  if (flags.reason !== undefined) body.reason = flags.reason;
+  return instantMessages(() => checked(TriggerRequest, body, { scheduled_for: '--at', reason: '--reason' }));
+}
+
+export function buildBackfillRequest(flags: {
+  from?: string;
+  to?: string;
+  reason?: string;
+}): BackfillRequest {
+  if (flags.from === undefined)
+    throw new UsageError('--from', 'is required (the first instant of the range)');
+  if (flags.to === undefined) throw new UsageError('--to', 'is required (the end of the range)');
+  const body: Record<string, unknown> = { from: flags.from, to: flags.to };
+  if (flags.reason !== undefined) body.reason = flags.reason;
+  return instantMessages(() =>
+    checked(BackfillRequest, body, { from: '--from', to: '--to', reason: '--reason' }),
+  );
+}
+
+export function buildCancelRequest(flags: {
+  note?: string;
+  cancelRunning?: boolean;
+}): z.input<typeof CancelRequest> {
+  const body: Record<string, unknown> = {};
+  if (flags.note !== undefined) body.note = flags.note;
+  if (flags.cancelRunning) body.running = 'CANCEL';
+  return checked(CancelRequest, body, { note: '--note', running: '--cancel-running' });
+}
+
+const SCHEDULE_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]*$/;
+
+/** A schedule id argument: checked locally so a typo is exit 2, not a 404 from a mangled path. */
+export function checkScheduleId(id: string): string {
+  if (id.length < 1 || id.length > 200 || !SCHEDULE_ID.test(id)) {
+    throw new UsageError(
+      '<id>',
+      `"${id}" is not a schedule id (letters, digits and . _ ~ - only, starting with a letter or digit)`,
+    );
+  }
+  return id;
+}

@@ -1,0 +1,172 @@
+// The `scheduler` CLI's human output (src/cli/format.ts): times in the schedule's zone with their offset,
+// next runs with DST and window notes, counters, recent occurrences. Pure functions of API responses.
+import { describe, expect, it } from 'vitest';
+import {
+  formatBackfill,
+  formatDescription,
+  formatOccurrences,
+  formatScheduleList,
+  inZone,
+  zoneOf,
+} from '../../src/cli/format.js';
+import type { Occurrence, Schedule, ScheduleDescription } from '../../src/model/contracts.js';
+
+const base: Schedule = {
+  contract: 'schedule.v1',
+  schedule_id: 'nightly',
+  tenant_id: 'acme',
+  owner_ref: 'ops',
+  status: 'ACTIVE',
+  version: 3,
+  timing: { kind: 'RECURRENCE', rule: 'FREQ=DAILY;BYHOUR=2;BYMINUTE=30', timezone: 'America/New_York' },
+  target: { type: 'JOB', job_type: 'nightly.compact', task_queue: 'jobs' },
+  misfire: 'FIRE_ONCE',
+  max_lateness_s: 60,
+  catch_up_limit: 100,
+  overlap: 'SKIP',
+  queue_limit: 10,
+  window: { from: '01:00', to: '05:00' },
+  next_run_at: '2027-03-14T07:30:00Z',
+  last_run_at: '2027-03-13T07:30:00Z',
+  created_at: '2027-03-01T00:00:00Z',
+  updated_at: '2027-03-02T00:00:00Z',
+  pause_note: null,
+  owner_revoked_at: null,
+  deleted_at: null,
+};
+
+const occurrence = (over: Partial<Occurrence>): Occurrence => ({
+  occurrence_id: 'nightly:2027-03-13T07:30:00Z',
+  schedule_id: 'nightly',
+  schedule_version: 3,
+  scheduled_for: '2027-03-13T02:30:00-05:00',
+  fire_at: '2027-03-13T07:30:00Z',
+  emitted_at: '2027-03-13T07:30:00Z',
+  idempotency_key: 'k',
+  target_ref: 'x',
+  payload_ref: null,
+  status: 'COMPLETED',
+  attempt: 1,
+  reason: null,
+  trigger: 'SCHEDULE',
+  duplicate_prevented: false,
+  finished_at: '2027-03-13T07:31:00Z',
+  ...over,
+});
+
+describe('times in the schedule zone', () => {
+  it('zone: the timing zone, else the schedule-level zone, else UTC', () => {
+    expect(zoneOf(base)).toBe('America/New_York');
+    expect(zoneOf({ timing: { kind: 'INTERVAL', every: 'PT1H' }, timezone: 'Europe/Riga' })).toBe(
+      'Europe/Riga',
+    );
+    expect(zoneOf({ timing: { kind: 'INTERVAL', every: 'PT1H' } })).toBe('UTC');
+  });
+
+  it('an instant with the zone offset of that date', () => {
+    expect(inZone('2027-03-14T07:30:00Z', 'America/New_York')).toBe('2027-03-14 03:30:00 -04:00');
+    expect(inZone('2027-03-13T07:30:00Z', 'America/New_York')).toBe('2027-03-13 02:30:00 -05:00');
+    expect(inZone(null, 'UTC')).toBe('-');
+  });
+
+  it('list: one row per schedule, deleted ones marked', () => {
+    const out = formatScheduleList([
+      base,
+      {
+        ...base,
+        schedule_id: 'gone',
+        status: 'CANCELLED',
+        deleted_at: '2027-03-03T00:00:00Z',
+        next_run_at: null,
+        timing: { kind: 'INTERVAL', every: 'PT1H' },
+      },
+    ]).split('\n');
+    expect(out[2]).toMatch(
+      /^nightly\s+ACTIVE\s+RECURRENCE\s+2027-03-14 03:30:00 -04:00\s+America\/New_York\s+3$/,
+    );
+    expect(out[3]).toMatch(/^gone\s+CANCELLED \(deleted\)\s+INTERVAL\s+-\s+UTC\s+3$/);
+    expect(formatScheduleList([])).toBe('(no schedules)');
+  });
+});
+
+describe('describe', () => {
+  const description: ScheduleDescription = {
+    schedule: { ...base, status: 'PAUSED', pause_note: 'quarter close' },
+    next_runs: [
+      {
+        scheduled_for: '2027-03-14T03:30:00-04:00',
+        fire_at: '2027-03-14T07:30:00Z',
+        local: '2027-03-14T03:30:00-04:00',
+        adjustments: [
+          { kind: 'DST_GAP', note: '02:30 does not exist on 2027-03-14 (DST gap), moved to 03:30' },
+        ],
+      },
+      {
+        scheduled_for: '2027-03-15T02:30:00-04:00',
+        fire_at: '2027-03-15T06:30:00Z',
+        local: '2027-03-15T02:30:00-04:00',
+        adjustments: [],
+      },
+      {
+        scheduled_for: '2027-03-16T02:30:00-04:00',
+        fire_at: '2027-03-16T06:30:00Z',
+        local: '2027-03-16T02:30:00-04:00',
+        label: 'reminder PT1H',
+        adjustments: [{ kind: 'WINDOW_DEFER', note: 'outside the window, deferred to 05:00' }],
+      },
+    ],
+    recent_occurrences: [
+      occurrence({}),
+      occurrence({
+        occurrence_id: 'nightly:manual',
+        scheduled_for: '2027-03-13T10:00:00-05:00',
+        trigger: 'MANUAL',
+        status: 'RUNNING',
+        reason: 'ticket 42',
+      }),
+    ],
+    running: ['nightly:manual'],
+    queued: [],
+    counters: { fired: 7, caught_up: 1, skipped: 2, expired: 0, failed: 0, duplicates_prevented: 1 },
+  };
+
+  it('key fields, next runs with local time and DST/window notes, counters, recent occurrences', () => {
+    const out = formatDescription(description);
+    expect(out).toMatch(/^schedule: +nightly$/m);
+    expect(out).toMatch(/^status: +PAUSED \(note: quarter close\)$/m);
+    expect(out).toMatch(/^timing: +rule FREQ=DAILY;BYHOUR=2;BYMINUTE=30 \(RECURRENCE\)$/m);
+    expect(out).toMatch(/^zone: +America\/New_York$/m);
+    expect(out).toMatch(/^target: +JOB nightly\.compact on jobs$/m);
+    expect(out).toMatch(/^policies: +misfire FIRE_ONCE \(late after 60s\), overlap SKIP$/m);
+    expect(out).toMatch(/^window: +01:00-05:00 \(outside: DEFER\)$/m);
+    expect(out).toMatch(
+      /^1 +2027-03-14 03:30:00 -04:00 +2027-03-14T07:30:00Z +DST-moved: 02:30 does not exist on 2027-03-14/m,
+    );
+    expect(out).toMatch(/^2 +2027-03-15 02:30:00 -04:00 +2027-03-15T06:30:00Z$/m);
+    expect(out).toMatch(/^3 .*reminder PT1H; deferred: outside the window/m);
+    expect(out).toMatch(
+      /^Counters: fired 7, caught up 1, skipped 2, expired 0, failed 0, duplicates prevented 1$/m,
+    );
+    expect(out).toMatch(/^Running: nightly:manual; queued: none$/m);
+    // newest first
+    const recent = out.slice(out.indexOf('Recent occurrences'));
+    expect(recent.indexOf('nightly:manual')).toBeLessThan(recent.indexOf('nightly:2027-03-13T07:30:00Z'));
+    expect(recent).toMatch(/2027-03-13 10:00:00 -05:00 +RUNNING +MANUAL +3 +nightly:manual +ticket 42/);
+  });
+
+  it('occurrences and backfill', () => {
+    expect(formatOccurrences([])).toBe('(no occurrences)');
+    expect(formatOccurrences([occurrence({ duplicate_prevented: true })])).toMatch(
+      /2027-03-13 02:30:00 -05:00 +COMPLETED \(dup prevented\) +SCHEDULE/,
+    );
+    expect(
+      formatBackfill('nightly', '2027-03-01T00:00:00Z', '2027-03-03T00:00:00Z', {
+        emitted: ['a'],
+        already_emitted: ['b'],
+        skipped: [],
+      }),
+    ).toBe(
+      'backfilled nightly 2027-03-01T00:00:00Z .. 2027-03-03T00:00:00Z: 1 emitted, 1 already emitted, 0 skipped\n  emitted: a\n  already emitted: b',
+    );
+  });
+});

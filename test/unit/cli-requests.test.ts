@@ -1,0 +1,355 @@
+// The `scheduler` CLI's flags → HTTP request bodies (src/cli/requests.ts): pure, no server. Every body is
+// checked against the model's contracts; a bad flag is a UsageError naming the flag and the field it fills.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/cli/preview.js';
+import {
+  buildBackfillRequest,
+  buildCancelRequest,
+  buildCreateRequest,
+  buildListQuery,
+  buildOccurrencesQuery,
+  buildPatchRequest,
+  buildPauseRequest,
+  buildTriggerRequest,
+  checkScheduleId,
+  parseSeconds,
+} from '../../src/cli/requests.js';
+import { CreateScheduleRequest, PatchScheduleRequest } from '../../src/model/http.js';
+
+const NOW = new Date('2026-11-30T12:00:00Z');
+
+/** The line `main` would print for the error `fn` throws. */
+function usage(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return `${(err as UsageError).field}: ${(err as UsageError).reason}`;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('create: flags → CreateScheduleRequest', () => {
+  it('cron in a zone, a JOB on a task queue, policies', () => {
+    const body = buildCreateRequest(
+      {
+        id: 'weekday-sync',
+        cron: '0 9 * * 1-5',
+        timezone: 'Europe/Riga',
+        job: 'source.sync',
+        taskQueue: 'jobs',
+        payloadRef: 'state://sources/crm',
+        misfire: 'FIRE_ONCE',
+        overlap: 'SKIP',
+        maxLateness: 'PT5M',
+      },
+      undefined,
+      NOW,
+    );
+    expect(body).toEqual({
+      schedule_id: 'weekday-sync',
+      timing: { kind: 'CRON', expression: '0 9 * * 1-5', timezone: 'Europe/Riga' },
+      target: {
+        type: 'JOB',
+        job_type: 'source.sync',
+        task_queue: 'jobs',
+        payload_ref: 'state://sources/crm',
+      },
+      misfire: 'FIRE_ONCE',
+      overlap: 'SKIP',
+      max_lateness_s: 300,
+    });
+    expect(CreateScheduleRequest.safeParse(body).success).toBe(true);
+  });
+
+  it('sends only what was given: no defaults, no id unless --id', () => {
+    const body = buildCreateRequest({ every: 'PT10M', job: 'tick' }, undefined, NOW);
+    expect(body).toEqual({
+      timing: { kind: 'INTERVAL', every: 'PT10M' },
+      target: { type: 'JOB', job_type: 'tick' },
+    });
+  });
+
+  it.each([
+    [
+      { rule: 'FREQ=DAILY;BYHOUR=9', timezone: 'UTC' },
+      { kind: 'RECURRENCE', rule: 'FREQ=DAILY;BYHOUR=9', timezone: 'UTC' },
+    ],
+    [
+      { at: '2027-09-05T14:00', timezone: 'Europe/Riga' },
+      { kind: 'ONE_TIME', at: '2027-09-05T14:00', timezone: 'Europe/Riga' },
+    ],
+    [{ at: '2027-09-05T11:00:00Z' }, { kind: 'ONE_TIME', at: '2027-09-05T11:00:00Z' }],
+    [{ delay: 'PT20M' }, { kind: 'DELAY', delay: 'PT20M' }],
+    [
+      { delay: 'PT48H', anchor: '2026-11-30T10:00:00Z' },
+      { kind: 'DELAY', delay: 'PT48H', anchor: '2026-11-30T10:00:00Z' },
+    ],
+    [
+      { deadline: '2027-01-15T17:00', timezone: 'Europe/Berlin', reminder: ['PT24H', 'PT1H,PT10M'] },
+      {
+        kind: 'DEADLINE',
+        at: '2027-01-15T17:00',
+        timezone: 'Europe/Berlin',
+        reminders: ['PT24H', 'PT1H', 'PT10M'],
+      },
+    ],
+  ])('timing flags %j → %j', (flags, timing) => {
+    expect(buildCreateRequest({ ...flags, job: 'j' }, undefined, NOW).timing).toEqual(timing);
+  });
+
+  it('--timezone with --every / --delay is the schedule-level zone (windows, exclusions)', () => {
+    const body = buildCreateRequest({ every: 'PT1H', timezone: 'Europe/Riga', job: 'j' }, undefined, NOW);
+    expect(body.timing).toEqual({ kind: 'INTERVAL', every: 'PT1H' });
+    expect(body.timezone).toBe('Europe/Riga');
+  });
+
+  it('EVENT and WORKFLOW_SIGNAL targets, with an inline payload', () => {
+    const event = buildCreateRequest(
+      {
+        every: 'PT2S',
+        event: 'heartbeat.tick',
+        sink: 'http://127.0.0.1:9999/events',
+        payload: '{"source":"cli"}',
+      },
+      undefined,
+      NOW,
+    );
+    expect(event.target).toEqual({
+      type: 'EVENT',
+      event_type: 'heartbeat.tick',
+      sink_url: 'http://127.0.0.1:9999/events',
+      payload: { source: 'cli' },
+    });
+    const signal = buildCreateRequest(
+      { every: 'PT1H', signal: 'remind', workflowId: 'contract-42' },
+      undefined,
+      NOW,
+    );
+    expect(signal.target).toEqual({
+      type: 'WORKFLOW_SIGNAL',
+      signal_name: 'remind',
+      workflow_id: 'contract-42',
+    });
+  });
+
+  it('--file: the whole request as given; --id overrides its schedule_id', () => {
+    const file = JSON.stringify({
+      schedule_id: 'from-file',
+      timing: { kind: 'CRON', expression: '0 9 * * *', timezone: 'UTC' },
+      target: { type: 'JOB', job_type: 'x' },
+      window: { from: '09:00', to: '17:00' },
+    });
+    expect(buildCreateRequest({}, file, NOW)).toEqual(JSON.parse(file));
+    expect(buildCreateRequest({ id: 'renamed' }, file, NOW).schedule_id).toBe('renamed');
+  });
+
+  it.each([
+    [{ cron: '0 9 * * *', job: 'x' }, /^--timezone: is required with --cron/],
+    [{ rule: 'FREQ=DAILY', job: 'x' }, /^--timezone: is required with --rule/],
+    [{ job: 'x' }, /^timing: give one of --cron, --rule, --every, --at, --delay or --deadline/],
+    [
+      { every: 'PT1M', cron: '* * * * *', timezone: 'UTC', job: 'x' },
+      /^--every: give one timing, not both --cron and --every/,
+    ],
+    [{ every: 'PT1M' }, /^target: give one of --job/],
+    [
+      { every: 'PT1M', job: 'x', event: 'e', sink: 'http://h/' },
+      /^--event: give one target, not both --job and --event/,
+    ],
+    [{ every: 'PT1M', event: 'e' }, /^--sink: is required with --event/],
+    [{ every: 'PT1M', signal: 's' }, /^--workflow-id: is required with --signal/],
+    [{ every: 'PT1M', job: 'x', sink: 'http://h/' }, /^--sink: goes with --event/],
+    [{ every: 'PT1M', event: 'e', sink: 'http://h/', taskQueue: 'q' }, /^--task-queue: goes with --job/],
+    [{ every: 'PT1M', payload: '{}' }, /^--payload: goes with a target/],
+    [{ every: 'PT1M', job: 'x', payload: '{nope' }, /^--payload: is not valid JSON/],
+    [{ every: 'PT1M', job: 'x', payload: '[1,2]' }, /^--payload: must be a JSON object/],
+    [{ every: 'PT1M', job: 'x', reminder: ['PT1H'] }, /^--reminder: goes with --deadline/],
+    [
+      { cron: '0 9 * * *', timezone: 'UTC', anchor: '2026-01-01T00:00:00Z', job: 'x' },
+      /^--anchor: goes with --every or --delay/,
+    ],
+    [
+      { every: 'PT1M', job: 'x', maxLateness: 'P1M' },
+      /^--max-lateness: "P1M" must be seconds or an ISO 8601 duration/,
+    ],
+    [
+      { cron: '0 9 * * *', timezone: 'Europe/Rigaa', job: 'x' },
+      /^--timezone \(timing\.timezone\): unknown time zone "Europe\/Rigaa"/,
+    ],
+    [{ cron: '0 25 * * *', timezone: 'UTC', job: 'x' }, /^--cron \(timing\.expression\): /],
+    [
+      { rule: 'FREQ=DAILY;BYHOUR=25', timezone: 'UTC', job: 'x' },
+      /^--rule \(timing\.rule\): BYHOUR: 25 is out of range/,
+    ],
+    [{ every: 'P1M', job: 'x' }, /^--every \(timing\.every\): "P1M" has years or months/],
+    [
+      { at: '2027-01-01T09:00', job: 'x' },
+      /^--timezone \(timing\.timezone\): .*is a local time: a timezone is required/,
+    ],
+    [{ id: 'bad id', every: 'PT1M', job: 'x' }, /^--id \(schedule_id\): letters, digits/],
+    [{ every: 'PT1M', event: 'e', sink: 'ftp://h/x' }, /^--sink \(target\.sink_url\): /],
+  ])('bad flags %j → %s', (flags, line) => {
+    expect(usage(() => buildCreateRequest(flags, undefined, NOW))).toMatch(line);
+  });
+
+  it('--file errors name the field (no flag) and refuse mixing with definition flags', () => {
+    const file = (body: unknown) => JSON.stringify(body);
+    expect(usage(() => buildCreateRequest({}, '{oops', NOW))).toMatch(/^--file: is not valid JSON/);
+    expect(usage(() => buildCreateRequest({}, '[]', NOW))).toMatch(/^--file: must hold a JSON object/);
+    expect(
+      usage(() =>
+        buildCreateRequest(
+          {},
+          file({
+            timing: { kind: 'CRON', expression: '0 9 * * *', timezone: 'Mars/Base' },
+            target: { type: 'JOB', job_type: 'x' },
+          }),
+          NOW,
+        ),
+      ),
+    ).toMatch(/^timing\.timezone: unknown time zone "Mars\/Base"/);
+    expect(
+      usage(() =>
+        buildCreateRequest(
+          {},
+          file({
+            timing: { kind: 'DELAY', delay: 'PT1M' },
+            target: { type: 'JOB', job_type: 'x' },
+            owner_ref: 'me',
+          }),
+          NOW,
+        ),
+      ),
+    ).toBe('owner_ref: unknown field: remove it');
+    expect(usage(() => buildCreateRequest({ cron: '* * * * *' }, '{}', NOW))).toMatch(
+      /^--cron: --file holds the whole request/,
+    );
+  });
+});
+
+describe('edit: flags → PatchScheduleRequest (only the fields given)', () => {
+  it('expected_version plus the given fields, nothing else', () => {
+    const body = buildPatchRequest(
+      { expectedVersion: '3', cron: '30 8 * * 1-5', timezone: 'Europe/Riga' },
+      undefined,
+      NOW,
+    );
+    expect(body).toEqual({
+      expected_version: 3,
+      timing: { kind: 'CRON', expression: '30 8 * * 1-5', timezone: 'Europe/Riga' },
+    });
+    expect(
+      buildPatchRequest({ expectedVersion: '1', overlap: 'SKIP', maxLateness: '90' }, undefined, NOW),
+    ).toEqual({
+      expected_version: 1,
+      overlap: 'SKIP',
+      max_lateness_s: 90,
+    });
+    expect(
+      buildPatchRequest({ expectedVersion: '2', job: 'other', payload: '{"a":1}' }, undefined, NOW),
+    ).toEqual({
+      expected_version: 2,
+      target: { type: 'JOB', job_type: 'other', payload: { a: 1 } },
+    });
+    expect(PatchScheduleRequest.safeParse(body).success).toBe(true);
+  });
+
+  it('--file: a PATCH body (null clears); --expected-version fills or overrides its version', () => {
+    expect(buildPatchRequest({ expectedVersion: '4' }, '{"exclusions": null}', NOW)).toEqual({
+      expected_version: 4,
+      exclusions: null,
+    });
+    expect(buildPatchRequest({}, '{"expected_version": 2, "overlap": "QUEUE"}', NOW)).toEqual({
+      expected_version: 2,
+      overlap: 'QUEUE',
+    });
+  });
+
+  it.each([
+    [{ overlap: 'SKIP' }, /^--expected-version: is required/],
+    [{ expectedVersion: 'two', overlap: 'SKIP' }, /^--expected-version: "two" must be the version you read/],
+    [{ expectedVersion: '0', overlap: 'SKIP' }, /^--expected-version: "0"/],
+    [{ expectedVersion: '1' }, /^edit: nothing to change/],
+    [{ expectedVersion: '1', timezone: 'UTC' }, /^--timezone: an edit replaces the timing whole/],
+    [{ expectedVersion: '1', payload: '{}' }, /^--payload: an edit replaces the target whole/],
+    [
+      { expectedVersion: '1', cron: '0 9 * * *', timezone: 'Nowhere/Land' },
+      /^--timezone \(timing\.timezone\): unknown time zone/,
+    ],
+  ])('bad edit %j → %s', (flags, line) => {
+    expect(usage(() => buildPatchRequest(flags, undefined, NOW))).toMatch(line);
+  });
+
+  it('a --file PATCH with a bad field names it', () => {
+    expect(usage(() => buildPatchRequest({ expectedVersion: '1' }, '{"overlap": "SOMETIMES"}', NOW))).toMatch(
+      /^overlap: /,
+    );
+    expect(usage(() => buildPatchRequest({ expectedVersion: '1' }, '{"owner_ref": "x"}', NOW))).toBe(
+      'owner_ref: unknown field: remove it',
+    );
+  });
+});
+
+describe('the other commands', () => {
+  it('list: only the given query parameters; --kind is timing_kind', () => {
+    expect(buildListQuery({})).toEqual({});
+    expect(
+      buildListQuery({ status: 'ACTIVE', kind: 'CRON', limit: '5', cursor: 'abc', includeDeleted: true }),
+    ).toEqual({ status: 'ACTIVE', timing_kind: 'CRON', limit: '5', cursor: 'abc', include_deleted: 'true' });
+    expect(usage(() => buildListQuery({ limit: '500' }))).toBe(
+      '--limit: "500" must be an integer from 1 to 100',
+    );
+    expect(usage(() => buildListQuery({ limit: 'many' }))).toMatch(/^--limit: "many"/);
+  });
+
+  it('occurrences: limit up to 256, a numeric cursor', () => {
+    expect(buildOccurrencesQuery({ limit: '256', cursor: '50' })).toEqual({ limit: '256', cursor: '50' });
+    expect(usage(() => buildOccurrencesQuery({ limit: '257' }))).toMatch(
+      /^--limit: "257" must be an integer from 1 to 256/,
+    );
+    expect(usage(() => buildOccurrencesQuery({ cursor: 'abc' }))).toMatch(/^--cursor: /);
+  });
+
+  it('pause, trigger, backfill, cancel bodies', () => {
+    expect(buildPauseRequest({})).toEqual({});
+    expect(buildPauseRequest({ note: 'quarter close' })).toEqual({ note: 'quarter close' });
+    expect(buildTriggerRequest({})).toEqual({});
+    expect(buildTriggerRequest({ at: '2026-01-01T00:00:00Z', reason: 'ticket 42' })).toEqual({
+      scheduled_for: '2026-01-01T00:00:00Z',
+      reason: 'ticket 42',
+    });
+    expect(buildBackfillRequest({ from: '2026-11-02T00:00:00Z', to: '2026-11-07T00:00:00+02:00' })).toEqual({
+      from: '2026-11-02T00:00:00Z',
+      to: '2026-11-07T00:00:00+02:00',
+    });
+    expect(buildCancelRequest({})).toEqual({});
+    expect(buildCancelRequest({ note: 'replaced', cancelRunning: true })).toEqual({
+      note: 'replaced',
+      running: 'CANCEL',
+    });
+  });
+
+  it.each([
+    [() => buildTriggerRequest({ at: 'now' }), /^--at: must be an ISO 8601 instant/],
+    [() => buildTriggerRequest({ at: '2026-01-01T00:00:00' }), /^--at: must be an ISO 8601 instant/],
+    [() => buildBackfillRequest({ to: '2026-01-01T00:00:00Z' }), /^--from: is required/],
+    [() => buildBackfillRequest({ from: '2026-01-01T00:00:00Z' }), /^--to: is required/],
+    [
+      () => buildBackfillRequest({ from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' }),
+      /^--to: from must be before to/,
+    ],
+    [() => buildPauseRequest({ note: 'x'.repeat(501) }), /^--note: /],
+    [() => checkScheduleId('no/slashes'), /^<id>: "no\/slashes" is not a schedule id/],
+  ])('%#: bad input → one line naming the flag', (fn, line) => {
+    expect(usage(fn)).toMatch(line);
+  });
+
+  it('--max-lateness: seconds or a duration', () => {
+    expect(parseSeconds('--max-lateness', '0')).toBe(0);
+    expect(parseSeconds('--max-lateness', 'PT90S')).toBe(90);
+    expect(parseSeconds('--max-lateness', 'P1D')).toBe(86_400);
+    expect(usage(() => parseSeconds('--max-lateness', 'PT0.5S'))).toMatch(/whole seconds/);
+    expect(usage(() => parseSeconds('--max-lateness', 'soon'))).toMatch(/^--max-lateness: "soon"/);
+  });
+});
