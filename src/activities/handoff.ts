@@ -6,6 +6,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
+import { schedulerWorkflowTenant } from '../model/ids.js';
 
 /** Error type for failures that retrying cannot fix; the workflow records them on the occurrence. */
 export const PERMANENT_HANDOFF_ERROR = 'PermanentHandoffError';
@@ -39,7 +40,15 @@ export function createHandoffActivities(deps: HandoffDependencies) {
     target: Extract<Target, { type: 'WORKFLOW_SIGNAL' }>,
     occ: OccurrenceEnvelope,
   ): Promise<HandoffResult> {
-    const attempt = Context.current().info.attempt;
+    const { attempt, taskQueue } = Context.current().info;
+    // Checked at create and edit too; again here, for definitions stored before those checks existed.
+    const owner = schedulerWorkflowTenant(target.workflow_id);
+    if (owner !== null && owner !== occ.tenant_id) {
+      throw permanent(`workflow ${target.workflow_id} belongs to another tenant's scheduler: not signalled`);
+    }
+    if (target.start && target.start.task_queue === taskQueue) {
+      throw permanent(`task queue ${taskQueue} is the scheduler's own: not started there`);
+    }
     if (target.start) {
       const handle = await deps.client.workflow.signalWithStart(target.start.workflow_type, {
         workflowId: target.workflow_id,
@@ -110,7 +119,11 @@ export function createHandoffActivities(deps: HandoffDependencies) {
       // Hand-offs under way in this worker (signals and events; a JOB's start is a command, not a call).
       const inFlight = Context.current()
         .metricMeter.withTags({ tenant: occurrence.tenant_id, target: target.type })
-        .createUpDownCounter?.('scheduler_handoffs_in_flight', undefined, 'hand-offs under way (signal, event)');
+        .createUpDownCounter?.(
+          'scheduler_handoffs_in_flight',
+          undefined,
+          'hand-offs under way (signal, event)',
+        );
       inFlight?.add(1);
       try {
         switch (target.type) {

@@ -1,6 +1,6 @@
 // The TypeScript client SDK. Every operation is scoped to one tenant (the principal the client was made
 // for): schedule workflow IDs embed the tenant, so a caller cannot reach another tenant's schedules.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   type Client,
   WorkflowExecutionAlreadyStartedError,
@@ -29,7 +29,7 @@ import {
   TriggerRequest,
   toNextRun,
 } from '../model/contracts.js';
-import { scheduleWorkflowId } from '../model/ids.js';
+import { schedulerWorkflowTenant, scheduleWorkflowId } from '../model/ids.js';
 import { computeSlots } from '../model/slots.js';
 import {
   backfillUpdate,
@@ -103,6 +103,31 @@ const stable = (value: unknown): string =>
       : v,
   );
 
+// A list cursor is the server's page token bound to the listing it came from (tenant and filters), so a
+// cursor from another listing, or one we never issued, is a clear error instead of a server failure.
+const queryTag = (query: string) => createHash('sha256').update(query).digest('base64url').slice(0, 16);
+
+function encodeCursor(token: Uint8Array, query: string): string {
+  return Buffer.from(
+    JSON.stringify({ q: queryTag(query), t: Buffer.from(token).toString('base64url') }),
+  ).toString('base64url');
+}
+
+function decodeCursor(cursor: string, query: string): Uint8Array {
+  let parsed: { q?: unknown; t?: unknown } | null = null;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {}
+  if (!parsed || typeof parsed.t !== 'string' || parsed.q !== queryTag(query)) {
+    throw new SchedulerError(
+      'VALIDATION',
+      'not a cursor of this listing: pass the next_cursor of the previous page with the same filters',
+      'cursor',
+    );
+  }
+  return Buffer.from(parsed.t, 'base64url');
+}
+
 /** The next `count` runs of a definition after `after`; invalid rules and zones become VALIDATION errors. */
 export function previewRuns(
   scheduleId: string,
@@ -125,9 +150,18 @@ export function validateSpec(
   createdAt: string,
   now: string,
 ): NextRun[] {
-  const runs = previewRuns(scheduleId, spec, createdAt, now);
+  const runs = previewRuns(scheduleId, spec, createdAt, now, 50);
   if (runs.length === 0) {
-    throw new SchedulerError('VALIDATION', 'the schedule has no occurrence after now (expired)', 'timing');
+    const field = { ONE_TIME: 'timing.at', DEADLINE: 'timing.at', DELAY: 'timing.anchor' }[
+      spec.timing.kind as string
+    ];
+    throw new SchedulerError(
+      'VALIDATION',
+      'the schedule has no occurrence after now (expired): move it into the future',
+      spec.ends_at !== undefined && Date.parse(spec.ends_at) <= Date.parse(now)
+        ? 'ends_at'
+        : (field ?? 'timing'),
+    );
   }
   return runs;
 }
@@ -158,10 +192,53 @@ export class SchedulerClient {
     return this.options.client.workflow.getHandle(scheduleWorkflowId(this.tenant, scheduleId));
   }
 
-  private checkSink(spec: ScheduleSpec): void {
-    if (spec.target.type !== 'EVENT' || !this.options.eventSinks) return;
-    const verdict = this.options.eventSinks.check(spec.target.sink_url);
-    if (!verdict.ok) throw new SchedulerError('VALIDATION', verdict.reason, 'target.sink_url');
+  /**
+   * Where a target may reach, beyond its shape: EVENT sinks within the operator's allowlist; never another
+   * tenant's scheduler workflows; never a start on the scheduler's own task queue (that would run a forged
+   * schedule). The hand-off activity checks the first two again when it runs.
+   */
+  private checkTarget(spec: ScheduleSpec): void {
+    const target = spec.target;
+    if (target.type === 'EVENT' && this.options.eventSinks) {
+      const verdict = this.options.eventSinks.check(target.sink_url);
+      if (!verdict.ok) throw new SchedulerError('VALIDATION', verdict.reason, 'target.sink_url');
+    }
+    const ownQueue = (queue: string | undefined, field: string) => {
+      if (queue === this.options.taskQueue) {
+        throw new SchedulerError(
+          'VALIDATION',
+          `task queue ${queue} is the scheduler's own: name the queue your workers poll`,
+          field,
+        );
+      }
+    };
+    if (target.type === 'JOB') ownQueue(target.task_queue, 'target.task_queue');
+    if (target.type === 'WORKFLOW_SIGNAL') {
+      const owner = schedulerWorkflowTenant(target.workflow_id);
+      if (owner !== null && owner !== this.tenant) {
+        throw new SchedulerError(
+          'VALIDATION',
+          "names a scheduler workflow of another tenant: a schedule may only signal your tenant's workflows",
+          'target.workflow_id',
+        );
+      }
+      ownQueue(target.start?.task_queue, 'target.start.task_queue');
+    }
+  }
+
+  /** At creation, every reminder of a DEADLINE must still be ahead (one already past could never fire). */
+  private checkReminders(spec: ScheduleSpec, runs: NextRun[]): void {
+    if (spec.timing.kind !== 'DEADLINE' || !spec.timing.reminders) return;
+    const ahead = new Set(runs.map((r) => r.label));
+    spec.timing.reminders.forEach((reminder, index) => {
+      if (!ahead.has(`reminder:${reminder}`)) {
+        throw new SchedulerError(
+          'VALIDATION',
+          `the reminder ${reminder} before the deadline is already in the past: remove it or move the deadline`,
+          `timing.reminders.${index}`,
+        );
+      }
+    });
   }
 
   private async call<T>(scheduleId: string, body: () => Promise<T>): Promise<T> {
@@ -216,9 +293,9 @@ export class SchedulerClient {
       owner_ref: this.options.principal.owner_ref,
     });
     const spec = parseOrThrow(ScheduleSpec, specInput);
-    this.checkSink(spec);
+    this.checkTarget(spec);
     const now = new Date().toISOString();
-    validateSpec(scheduleId, spec, now, now);
+    this.checkReminders(spec, validateSpec(scheduleId, spec, now, now));
     try {
       await this.options.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
         taskQueue: this.options.taskQueue,
@@ -271,12 +348,14 @@ export class SchedulerClient {
     if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
     if (filter.timing_kind) clauses.push(`${TimingKindKey.name} = '${filter.timing_kind}'`);
     if (!filter.include_deleted) clauses.push(`${ScheduleStatusKey.name} != 'DELETED'`);
+    const query = clauses.join(' AND ');
+    const token = filter.cursor ? decodeCursor(filter.cursor, query) : undefined;
     const page = await this.call('', () =>
       this.options.client.workflowService.listWorkflowExecutions({
         namespace: this.options.client.options.namespace,
-        query: clauses.join(' AND '),
+        query,
         pageSize: Math.min(Math.max(filter.limit ?? 20, 1), 100),
-        ...(filter.cursor ? { nextPageToken: Buffer.from(filter.cursor, 'base64url') } : {}),
+        ...(token ? { nextPageToken: token } : {}),
       }),
     );
     const ids = (page.executions ?? []).flatMap((execution) => {
@@ -292,10 +371,10 @@ export class SchedulerClient {
         }),
       ),
     );
-    const token = page.nextPageToken;
+    const next = page.nextPageToken;
     return {
       items: items.filter((item): item is Schedule => item !== null),
-      next_cursor: token && token.length > 0 ? Buffer.from(token).toString('base64url') : null,
+      next_cursor: next && next.length > 0 ? encodeCursor(next, query) : null,
     };
   }
 
@@ -321,7 +400,7 @@ export class SchedulerClient {
 
   async update(scheduleId: string, request: EditRequestInput): Promise<EditResult> {
     const parsed = parseOrThrow(EditRequest, request);
-    this.checkSink(parsed.spec);
+    this.checkTarget(parsed.spec);
     const current = await this.get(scheduleId);
     const now = new Date().toISOString();
     validateSpec(scheduleId, parsed.spec, current.created_at, now);

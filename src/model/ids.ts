@@ -26,3 +26,12 @@ export function occurrenceId(tenantId: string, scheduleId: string, scheduledFor:
 export function idempotencyKey(scheduleId: string, scheduledFor: string): string {
   return `schedule:${scheduleId}:${canonicalInstant(scheduledFor)}`;
 }
+
+/**
+ * The tenant whose scheduler workflow an ID names (a schedule's or an occurrence's), or null for any other
+ * workflow. Schedules of one tenant must not signal or start another tenant's scheduler workflows.
+ */
+export function schedulerWorkflowTenant(workflowId: string): string | null {
+  const match = /^(?:schedule|occurrence)\/([^/]+)\//.exec(workflowId);
+  return match ? match[1]! : null;
+}

@@ -213,6 +213,19 @@ export function renderProblem(err: unknown, instance: string): RenderedProblem {
       return make('unsupported-media-type', 'send the body as Content-Type: application/json', {
         code: 'UNSUPPORTED_MEDIA_TYPE',
       });
+    // Raised by the router before any route runs (they reach here through Fastify's `frameworkErrors`).
+    case 'FST_ERR_BAD_URL':
+      return make(
+        'malformed-request',
+        'the path has a malformed percent-escape: encode reserved characters as %XX with two hex digits',
+        { code: 'MALFORMED_REQUEST' },
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return make(
+        'malformed-request',
+        'a path segment is longer than this API accepts (a schedule id has at most 200 characters)',
+        { code: 'MALFORMED_REQUEST' },
+      );
   }
   if (fastifyError.statusCode === 429) {
     return make('rate-limited', fastifyError.message, { code: 'RATE_LIMITED' });

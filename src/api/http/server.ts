@@ -6,7 +6,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -101,6 +101,19 @@ const common = [400, 401, 413, 415, 429, 503];
 
 const timeNow = () => new Date().toISOString();
 
+const PUBLIC_ROUTES = new Set([
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+  '/problems/:slug',
+  '/v1/health',
+]);
+function isPublicRoute(route: string | undefined): boolean {
+  if (route === undefined) return false;
+  return PUBLIC_ROUTES.has(route) || route === '/docs' || route.startsWith('/docs/');
+}
+
 /** Registers the shared schemas, so the OpenAPI document refers to them by name. */
 function registerComponents(): void {
   const named: Array<[z.ZodType, string]> = [
@@ -120,9 +133,22 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    // Callers never see our stack; a problem body names the field instead.
     return503OnClosing: true,
+    // Longer than any valid ID, so a too-long one is answered by the schema (400 naming params.id).
+    routerOptions: { maxParamLength: 1024 },
+    // Errors the router raises before a route runs (a malformed %-escape) are problems too.
+    frameworkErrors: (err, request, reply) => {
+      const rendered = renderProblem(err, request.url.split('?')[0]!);
+      const raw = reply as unknown as FastifyReply;
+      void raw
+        .code(rendered.body.status)
+        .headers(rendered.headers)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(rendered.body);
+    },
   });
+  // Only JSON bodies: anything else is a 415, not a body the schema then misreads.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
@@ -183,8 +209,10 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   // Authentication for /v1; health, readiness, the documents and problem pages are public.
+  // Decided on the route the router matched (never the raw URL, which an encoded path can disguise):
+  // everything that is not explicitly public, unmatched paths included, needs a key.
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/v1/') || request.url.startsWith('/v1/health')) return;
+    if (isPublicRoute(request.routeOptions.url)) return;
     request.principal = deps.keys().authenticate(request.headers.authorization);
     if (!request.principal) {
       reply.header('www-authenticate', 'Bearer');
@@ -347,7 +375,16 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
           ...request.query,
           include_deleted: request.query.include_deleted === 'true',
         }),
-      ),
+      ).catch((err) => {
+        if (err instanceof SchedulerError && err.field === 'cursor') {
+          throw new HttpProblem('invalid-request', `querystring.cursor: ${err.reason}`, {
+            code: 'VALIDATION',
+            field: 'querystring.cursor',
+            errors: [{ field: 'querystring.cursor', reason: err.reason }],
+          });
+        }
+        throw err;
+      }),
   );
 
   api.get(
@@ -494,7 +531,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         summary: 'Cancel: no future runs; the schedule stays readable (CANCELLED)',
         params: ScheduleIdParams,
         body: CancelRequest,
-        response: { 200: Schedule, ...problemResponses(...common, 404) },
+        response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
       },
     },
     async (request) =>
