@@ -570,8 +570,9 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     },
     async (request) => {
       const { recent_occurrences } = await withDeadline(() => sdkFor(request).describe(request.params.id));
-      const newestFirst = [...recent_occurrences].sort((a, b) =>
-        b.scheduled_for.localeCompare(a.scheduled_for),
+      // Slots carry their zone's offset (manual ones UTC): compare instants, not strings.
+      const newestFirst = [...recent_occurrences].sort(
+        (a, b) => Date.parse(b.scheduled_for) - Date.parse(a.scheduled_for),
       );
       const offset = Number(request.query.cursor ?? 0);
       const end = offset + request.query.limit;
