@@ -276,7 +276,7 @@ describe('scheduler CLI over the HTTP API', () => {
     // Refused by the server (422): its problem on one line.
     const expired = await cli('create', '--at', '2020-01-01T00:00:00Z', '--job', 'recordedJob');
     expect(expired.code).toBe(2);
-    expect(expired.stderr).toMatch(/^error: .*expired.* \(VALIDATION, field timing\)\n$/);
+    expect(expired.stderr).toMatch(/^error: .*expired.* \(VALIDATION, field timing\.at\)\n$/);
 
     const unauthorized = await cli('list', '--api-key', 'not-a-key-0123456789');
     expect(unauthorized.code).toBe(1);
