@@ -3,7 +3,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
   type Client,
+  ServiceError,
   WorkflowExecutionAlreadyStartedError,
+  type WorkflowExecutionDescription,
   type WorkflowHandle,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -24,7 +26,7 @@ import {
   ScheduleIdentity,
   ScheduleSpec,
   type ScheduleSpecInput,
-  type ScheduleStatus,
+  ScheduleStatus,
   specOf,
   TriggerRequest,
   toNextRun,
@@ -34,6 +36,8 @@ import { computeSlots } from '../model/slots.js';
 import {
   backfillUpdate,
   cancelUpdate,
+  DEFINITION_MEMO,
+  type DefinitionMemo,
   describeQuery,
   editUpdate,
   INVALID_REQUEST,
@@ -43,8 +47,10 @@ import {
   SCHEDULE_WORKFLOW_TYPE,
   triggerNowUpdate,
   VERSION_CONFLICT,
+  VERSION_MEMO,
 } from '../workflows/definitions.js';
 import {
+  NextRunAtKey,
   OwnerKey,
   ownerKeyValue,
   ScheduleIdKey,
@@ -64,6 +70,18 @@ export interface SchedulerClientOptions {
   principal: Principal;
   /** Which EVENT sinks a schedule may POST to (SCHEDULER_EVENT_SINKS); default: any http(s) URL. */
   eventSinks?: EventSinkPolicy;
+  /**
+   * How long a read that the scheduler's worker answers (describe, get, list, and the reads inside
+   * update, delete and callLive) waits before failing with UNAVAILABLE. Default 10 s.
+   */
+  readTimeoutMs?: number;
+  /**
+   * The scheduler's "now" (epoch ms): the creation instant a new schedule counts its slots from, and the
+   * instant validation checks a definition still fires after. Default: this machine's clock (kept in
+   * step with the Temporal server's by NTP). Tests on the time-skipping server, whose clock runs ahead of
+   * this machine's, pass its clock: `() => env.currentTimeMs()`.
+   */
+  clock?: () => number | Promise<number>;
 }
 
 export interface ListFilter {
@@ -88,18 +106,32 @@ export interface CreateScheduleInput extends ScheduleSpecInput {
 }
 
 export interface CreateResult {
+  /**
+   * Built by the SDK, without waiting for the scheduler's worker. A new schedule: its definition, status
+   * ACTIVE, version 1 and next runs counted from `created_at` exactly as the workflow counts them. An
+   * existing one (`created: false`): the same, with `status` and `next_run_at` from the workflow's search
+   * attributes; `last_run_at` and `pause_note`, which only the workflow knows, are null and `updated_at`
+   * is `created_at` — `get()` reads them from the workflow.
+   */
   schedule: Schedule;
   /** False when a schedule with this ID and the same definition already existed (idempotent create). */
   created: boolean;
 }
 
+const GRPC_CANCELLED = 1;
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_NOT_FOUND = 5;
 const GRPC_FAILED_PRECONDITION = 9;
+const GRPC_UNAVAILABLE = 14;
 const UPDATE_ATTEMPTS = 6;
+const DEFAULT_READ_TIMEOUT_MS = 10_000;
+const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
+/** JSON with the keys of every object sorted (by code unit, not locale): one spelling per value. */
 const stable = (value: unknown): string =>
   JSON.stringify(value, (_key, v) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v,
   );
 
@@ -126,6 +158,16 @@ function decodeCursor(cursor: string, query: string): Uint8Array {
     );
   }
   return Buffer.from(parsed.t, 'base64url');
+}
+
+/**
+ * What idempotent create compares: sha256 (hex) of the canonical JSON of the parsed definition (defaults
+ * filled in, so leaving a field out and giving its default are the same definition). Stored in the
+ * schedule's memo at start. A new defaulted field in ScheduleSpec changes every hash: a retry across such
+ * an upgrade is answered ALREADY_EXISTS, not silently accepted.
+ */
+export function definitionHash(spec: ScheduleSpec): string {
+  return createHash('sha256').update(stable(spec)).digest('hex');
 }
 
 /** The next `count` runs of a definition after `after`; invalid rules and zones become VALIDATION errors. */
@@ -166,7 +208,20 @@ export function validateSpec(
   return runs;
 }
 
+const grpcCode = (err: unknown): number | undefined => {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
+  return typeof code === 'number' ? code : undefined;
+};
+
+const unavailable = () =>
+  new SchedulerError(
+    'UNAVAILABLE',
+    'the scheduler worker did not answer in time (down or busy) or Temporal is unreachable; retry',
+  );
+
 function translate(err: unknown, scheduleId: string): unknown {
+  if (err instanceof SchedulerError) return err;
   if (err instanceof WorkflowNotFoundError)
     return new SchedulerError('NOT_FOUND', `no schedule ${scheduleId}`);
   const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
@@ -176,9 +231,26 @@ function translate(err: unknown, scheduleId: string): unknown {
     if (cause.type === INVALID_STATE) return new SchedulerError('INVALID_STATE', cause.message);
     if (cause.type === INVALID_REQUEST) return new SchedulerError('VALIDATION', cause.message);
   }
-  if ((err as { code?: number })?.code === 5)
-    return new SchedulerError('NOT_FOUND', `no schedule ${scheduleId}`);
+  const code = grpcCode(err);
+  if (code === GRPC_NOT_FOUND) return new SchedulerError('NOT_FOUND', `no schedule ${scheduleId}`);
+  // DEADLINE_EXCEEDED is also what the server answers when no worker took a query in time ("query timed
+  // out before a worker could process it").
+  if (code === GRPC_DEADLINE_EXCEEDED || code === GRPC_UNAVAILABLE) return unavailable();
   return err;
+}
+
+const ALREADY_EXISTS_REASON = 'already exists with another definition';
+
+/** status from the SchedulerStatus search attribute; a workflow ended by other means (terminate) is closed. */
+function statusOf(description: WorkflowExecutionDescription): ScheduleStatus {
+  const shown = description.typedSearchAttributes.get(ScheduleStatusKey);
+  // A deleted schedule is CANCELLED; visibility shows it as DELETED to leave it out of listings.
+  const recorded = ScheduleStatus.safeParse(shown === 'DELETED' ? 'CANCELLED' : shown);
+  const execution = description.status.name;
+  if (execution === 'RUNNING') return recorded.success ? recorded.data : 'ACTIVE';
+  if (recorded.success && TERMINAL.has(recorded.data)) return recorded.data;
+  if (execution === 'COMPLETED') return 'COMPLETED';
+  return execution === 'FAILED' || execution === 'TIMED_OUT' ? 'FAILED' : 'CANCELLED';
 }
 
 export class SchedulerClient {
@@ -186,6 +258,10 @@ export class SchedulerClient {
 
   private get tenant(): string {
     return this.options.principal.tenant_id;
+  }
+
+  private async now(): Promise<string> {
+    return new Date(this.options.clock ? await this.options.clock() : Date.now()).toISOString();
   }
 
   private handle(scheduleId: string): WorkflowHandle {
@@ -249,6 +325,23 @@ export class SchedulerClient {
     }
   }
 
+  /**
+   * A read under a deadline: past it, the call fails with UNAVAILABLE (a retryable error) instead of
+   * waiting for the server's own query timeout (30 s on the dev server) or forever.
+   */
+  private async read<T>(scheduleId: string, body: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + (this.options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+    try {
+      return await this.options.client.connection.withDeadline(deadline, body);
+    } catch (err) {
+      // The client reports its own deadline as DEADLINE_EXCEEDED, or as CANCELLED when it hit a retry.
+      const code = grpcCode(err);
+      const expired = code === GRPC_DEADLINE_EXCEEDED || code === GRPC_CANCELLED;
+      if (err instanceof ServiceError && expired && Date.now() >= deadline) throw unavailable();
+      throw translate(err, scheduleId);
+    }
+  }
+
   /** Updates and signals reach only a running schedule; on a closed one, say so instead of "not found". */
   private async callLive<T>(scheduleId: string, body: () => Promise<T>): Promise<T> {
     try {
@@ -284,6 +377,13 @@ export class SchedulerClient {
     }
   }
 
+  /**
+   * Starts the schedule's workflow and answers from what the SDK knows — the validated definition and
+   * the next runs counted from the creation instant it hands the workflow — without waiting for the
+   * scheduler's worker, which may be busy (a creation storm) or down: the schedule exists and will run
+   * once a worker picks it up. A create whose ID is taken is answered from DescribeWorkflowExecution
+   * (the memo written at start), again without the worker.
+   */
   async create(input: CreateScheduleInput): Promise<CreateResult> {
     const { schedule_id, ...specInput } = input;
     const scheduleId = schedule_id ?? randomUUID();
@@ -294,41 +394,90 @@ export class SchedulerClient {
     });
     const spec = parseOrThrow(ScheduleSpec, specInput);
     this.checkTarget(spec);
-    const now = new Date().toISOString();
-    this.checkReminders(spec, validateSpec(scheduleId, spec, now, now));
+    // One instant for both sides: the workflow counts its slots from the createdAt it is given, so the
+    // next runs computed here are the ones it will fire.
+    const createdAt = await this.now();
+    const runs = validateSpec(scheduleId, spec, createdAt, createdAt);
+    this.checkReminders(spec, runs);
+    const sha256 = definitionHash(spec);
+    const definition: DefinitionMemo = { sha256, created_at: createdAt, owner_ref: identity.owner_ref };
     try {
       await this.options.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
         taskQueue: this.options.taskQueue,
         workflowId: scheduleWorkflowId(this.tenant, scheduleId),
-        // The workflow counts slots from its own start (server time), not from this machine's clock.
-        args: [{ identity, spec, defaultJobTaskQueue: this.options.jobTaskQueue }],
+        args: [{ identity, spec, defaultJobTaskQueue: this.options.jobTaskQueue, createdAt }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
+        memo: { [DEFINITION_MEMO]: definition, [VERSION_MEMO]: 1 },
         typedSearchAttributes: [
           { key: TenantIdKey, value: this.tenant },
           { key: ScheduleIdKey, value: scheduleId },
           { key: ScheduleStatusKey, value: 'ACTIVE' },
           { key: TimingKindKey, value: spec.timing.kind },
           { key: OwnerKey, value: ownerKeyValue(this.tenant, this.options.principal.owner_ref) },
+          { key: NextRunAtKey, value: new Date(runs[0]!.fire_at) },
         ],
         staticSummary: `Schedule ${scheduleId} (${spec.timing.kind} → ${spec.target.type})`,
       });
-      return { schedule: await this.get(scheduleId), created: true };
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      const existing = await this.get(scheduleId);
-      const sameDefinition = stable(ScheduleSpec.parse(specOf(existing))) === stable(spec);
-      if (existing.version === 1 && sameDefinition) return { schedule: existing, created: false };
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw translate(err, scheduleId);
+      return await this.existing(scheduleId, spec, sha256);
+    }
+    return {
+      schedule: scheduleView(identity, spec, createdAt, 'ACTIVE', runs[0]!.fire_at),
+      created: true,
+    };
+  }
+
+  /** Answers a create whose schedule ID is taken, from DescribeWorkflowExecution: no worker needed. */
+  private async existing(scheduleId: string, spec: ScheduleSpec, sha256: string): Promise<CreateResult> {
+    const description = await this.read(scheduleId, () => this.handle(scheduleId).describe());
+    const definition = description.memo?.[DEFINITION_MEMO] as DefinitionMemo | undefined;
+    if (!definition?.sha256) return await this.existingByQuery(scheduleId, spec);
+    // The version is in the memo: 1 at start, upserted by the workflow on every edit. An edited schedule is
+    // not the one this create describes, even if an edit went back to the same definition: a conflict.
+    // (A schedule edited by a worker older than the memo upsert still reads as version 1 here.)
+    const version = Number(description.memo?.[VERSION_MEMO] ?? 1);
+    if (definition.sha256 !== sha256 || version !== 1) {
       throw new SchedulerError(
         'ALREADY_EXISTS',
-        `schedule ${scheduleId} already exists with another definition (version ${existing.version})`,
+        `schedule ${scheduleId} ${ALREADY_EXISTS_REASON} (version ${version})`,
         'schedule_id',
       );
     }
+    // Same hash: the definition is the one given here, so the schedule is built from it, from the start's
+    // memo (created_at, owner) and from the search attributes the workflow keeps current.
+    const status = statusOf(description);
+    let nextRunAt: string | null = null;
+    if (!TERMINAL.has(status)) {
+      // The workflow clears SchedulerNextRunAt while PAUSED; the definition's next run stands in for it.
+      nextRunAt =
+        description.typedSearchAttributes.get(NextRunAtKey)?.toISOString() ??
+        previewRuns(scheduleId, spec, definition.created_at, await this.now(), 1)[0]?.fire_at ??
+        null;
+    }
+    const identity = { schedule_id: scheduleId, tenant_id: this.tenant, owner_ref: definition.owner_ref };
+    return {
+      schedule: scheduleView(identity, spec, definition.created_at, status, nextRunAt),
+      created: false,
+    };
   }
 
+  /** A schedule started before the definition memo: compared through the workflow's own answer. */
+  private async existingByQuery(scheduleId: string, spec: ScheduleSpec): Promise<CreateResult> {
+    const existing = await this.get(scheduleId);
+    const sameDefinition = stable(ScheduleSpec.parse(specOf(existing))) === stable(spec);
+    if (existing.version === 1 && sameDefinition) return { schedule: existing, created: false };
+    throw new SchedulerError(
+      'ALREADY_EXISTS',
+      `schedule ${scheduleId} ${ALREADY_EXISTS_REASON} (version ${existing.version})`,
+      'schedule_id',
+    );
+  }
+
+  /** The workflow's own answer; UNAVAILABLE when its worker does not answer within `readTimeoutMs`. */
   async describe(scheduleId: string): Promise<ScheduleDescription> {
-    return await this.call(scheduleId, () => this.handle(scheduleId).query(describeQuery));
+    return await this.read(scheduleId, () => this.handle(scheduleId).query(describeQuery));
   }
 
   async get(scheduleId: string): Promise<Schedule> {
@@ -402,7 +551,7 @@ export class SchedulerClient {
     const parsed = parseOrThrow(EditRequest, request);
     this.checkTarget(parsed.spec);
     const current = await this.get(scheduleId);
-    const now = new Date().toISOString();
+    const now = await this.now();
     validateSpec(scheduleId, parsed.spec, current.created_at, now);
     return await this.runUpdate(scheduleId, editUpdate, parsed);
   }
@@ -470,4 +619,28 @@ export class SchedulerClient {
     const from = options.from ?? new Date().toISOString();
     return previewRuns(options.scheduleId ?? 'preview', parsed, from, from, options.count ?? 10);
   }
+}
+
+/** A schedule.v1 view built by the SDK (the workflow's `describe` builds the same from its state). */
+function scheduleView(
+  identity: ScheduleIdentity,
+  spec: ScheduleSpec,
+  createdAt: string,
+  status: ScheduleStatus,
+  nextRunAt: string | null,
+): Schedule {
+  return {
+    contract: 'schedule.v1',
+    ...identity,
+    ...spec,
+    status,
+    version: 1,
+    next_run_at: nextRunAt,
+    last_run_at: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+    pause_note: null,
+    owner_revoked_at: null,
+    deleted_at: null,
+  };
 }

@@ -9,7 +9,7 @@ export const SchedulerErrorCode = z.enum([
   'INVALID_STATE', // e.g. editing a cancelled schedule
   'UNAUTHORIZED',
   'FORBIDDEN',
-  'UNAVAILABLE', // Temporal or the scheduler worker did not answer in time: retry later
+  'UNAVAILABLE', // the scheduler worker (or Temporal) did not answer in time: retryable, nothing changed by it
 ]);
 export type SchedulerErrorCode = z.infer<typeof SchedulerErrorCode>;
 

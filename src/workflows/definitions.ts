@@ -38,3 +38,19 @@ export const describeQuery = defineQuery<ScheduleDescription>('describe');
 export const VERSION_CONFLICT = 'VersionConflict';
 export const INVALID_STATE = 'InvalidScheduleState';
 export const INVALID_REQUEST = 'InvalidRequest';
+
+/**
+ * Memo keys of a schedule workflow, readable with DescribeWorkflowExecution (no worker needed).
+ * `SchedulerDefinition` ({@link DefinitionMemo}) is written by the SDK at start: what the schedule was
+ * created with, so an idempotent create is answered without querying the workflow. `SchedulerVersion` is
+ * the schedule's version: 1 at start, upserted by the workflow on every edit.
+ */
+export const DEFINITION_MEMO = 'SchedulerDefinition';
+export const VERSION_MEMO = 'SchedulerVersion';
+
+export interface DefinitionMemo {
+  /** sha256 (hex) of the canonical JSON of the parsed definition (ScheduleSpec) the schedule started with. */
+  sha256: string;
+  created_at: string;
+  owner_ref: string;
+}

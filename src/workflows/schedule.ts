@@ -38,6 +38,7 @@ import {
   resumeSignal,
   triggerNowUpdate,
   VERSION_CONFLICT,
+  VERSION_MEMO,
 } from './definitions.js';
 import { jobOutcome, startJob } from './handoff.js';
 import { countOccurrence, recordLateness } from './metrics.js';
@@ -53,12 +54,23 @@ import {
 } from './search-attributes.js';
 
 const SLOT_BATCH = 100;
+/**
+ * The first batch of a run's calendar (a new schedule, or the first after an edit) is small, so the first
+ * workflow task of a new schedule is cheap: under a creation storm thousands of them queue up at once.
+ */
+const FIRST_SLOT_BATCH = 5;
 const RECENT_LIMIT = 256;
 const NEXT_RUNS_SHOWN = 10;
 /** Handoffs started per pass of the loop; the rest wait in `pendingFires` (and survive continue-as-new). */
 const FIRES_PER_PASS = 50;
 const BACKFILL_LIMIT = 1000;
 const DEFAULT_CONTINUE_AS_NEW_AFTER = 5000;
+
+// Patches (wf.patched): histories recorded before them replay the old code path (test/histories/v0.1.0).
+/** The first slot batch is FIRST_SLOT_BATCH slots, not SLOT_BATCH. */
+const PATCH_SMALL_FIRST_BATCH = 'small-first-slot-batch';
+/** An edit upserts the new version into the memo (VERSION_MEMO), which the SDK reads without a worker. */
+const PATCH_VERSION_MEMO = 'version-memo';
 
 const { computeSlotBatch } = wf.proxyLocalActivities<{
   computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch>;
@@ -124,7 +136,11 @@ export interface ScheduleWorkflowInput {
   spec: ScheduleSpec;
   /** Task queue for JOB targets that name none (the deployment's job workers). */
   defaultJobTaskQueue: string;
-  /** Default: the workflow's start (server time), which is what slots are counted from. */
+  /**
+   * The instant slots are counted from. The SDK passes the instant it validated the definition at and
+   * computed the next runs it answered `create` with, so both agree exactly; default (a caller that
+   * passes none): the workflow's start (server time).
+   */
   createdAt?: string;
   /** Set by continue-as-new. */
   state?: ScheduleState;
@@ -468,7 +484,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     while (!s.exhausted) {
       const last = s.buffer.at(-1);
       if (last && Date.parse(last.fireAt) > now) return;
-      const batch = await computeSlotBatch(slotRequest(last?.scheduledFor ?? s.watermark));
+      // No cursor yet: the first batch of this calendar (a new schedule, or just edited).
+      const first = s.cursor === null && wf.patched(PATCH_SMALL_FIRST_BATCH);
+      const batch = await computeSlotBatch(
+        slotRequest(last?.scheduledFor ?? s.watermark, first ? { count: FIRST_SLOT_BATCH } : {}),
+      );
       s.buffer.push(...batch.slots);
       s.cursor = batch.cursor;
       s.exhausted = batch.exhausted;
@@ -562,6 +582,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         s.spec = request.spec;
         s.version += 1;
         s.updatedAt = workflowNowIso();
+        if (wf.patched(PATCH_VERSION_MEMO)) wf.upsertMemo({ [VERSION_MEMO]: s.version });
         // Future runs only: what is already decided stays; the new definition starts after now.
         const now = workflowNow();
         if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
@@ -706,6 +727,15 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     firePending();
   };
 
+  const continuedInput = (): ScheduleWorkflowInput => ({
+    identity: s.identity,
+    spec: s.spec,
+    createdAt: s.createdAt,
+    defaultJobTaskQueue: input.defaultJobTaskQueue,
+    state: s,
+    ...(input.continueAsNewAfterEvents ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents } : {}),
+  });
+
   for (;;) {
     wake = false;
     // What was due before a command arrived is handled under the definition it was due under: an edit,
@@ -740,16 +770,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       // Hand-offs in flight finish first, so their results land in this run's state.
       await wf.condition(() => handoffsInFlight === 0 && wf.allHandlersFinished());
       if (commands.length === 0) {
-        await wf.continueAsNew<typeof scheduleWorkflow>({
-          identity: s.identity,
-          spec: s.spec,
-          createdAt: s.createdAt,
-          defaultJobTaskQueue: input.defaultJobTaskQueue,
-          state: s,
-          ...(input.continueAsNewAfterEvents
-            ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents }
-            : {}),
-        });
+        // The server starts the next run with the first run's memo, not the upserted one: carry it.
+        if (wf.patched(PATCH_VERSION_MEMO)) {
+          await wf.makeContinueAsNewFunc<typeof scheduleWorkflow>({
+            memo: { ...wf.workflowInfo().memo, [VERSION_MEMO]: s.version },
+          })(continuedInput());
+        }
+        await wf.continueAsNew<typeof scheduleWorkflow>(continuedInput());
       }
       continue;
     }

@@ -78,6 +78,8 @@ export class SchedulerHarness {
       taskQueue: SCHEDULER_QUEUE,
       jobTaskQueue: JOB_QUEUE,
       principal: { tenant_id: tenant, owner_ref: owner },
+      // The test server's clock, which time skipping moves ahead of this machine's.
+      clock: () => this.now(),
     });
   }
 

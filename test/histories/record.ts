@@ -2,8 +2,9 @@
 // own scheduler keeps a recorded history per release (service/worker/scheduler/testdata/replay_v*.json.gz).
 // Stored as gzipped binary protobuf (`.binpb.gz`): the SDK's historyToJSON fails with the protobufjs
 // copies npm installs here, and binary is exactly what the server sent.
-// Run it when workflow code changes in a way that running schedules must survive, into a new directory:
-//   node --import tsx test/histories/record.ts test/histories/v2
+// Run it when workflow code changes in a way that running schedules must survive, into a new directory
+// named for the release (the time-skipping server must be installed: `npm run servers`):
+//   node --import tsx test/histories/record.ts test/histories/v0.2.0
 // and keep every older directory: the replay test replays all of them, forever.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -128,6 +129,40 @@ try {
   await sdk.cancel('signal');
   await h.env.client.workflow.getHandle('recording-inbox').terminate();
   await save('signal-with-start', 'signal');
+
+  // An edit (the version goes into the memo), then continue-as-new carrying the memo (v0.2.0 on). A
+  // signal target, not a JOB: the time-skipping server stops skipping time for good once a workflow
+  // closed (here: continued as new) while a child it abandoned still ran.
+  const inbox = {
+    type: 'WORKFLOW_SIGNAL' as const,
+    workflow_id: 'recording-inbox-2',
+    signal_name: 'occurrence',
+    start: { workflow_type: 'signalInbox', task_queue: JOB_QUEUE },
+  };
+  const edited = await h.env.client.workflow.start('scheduleWorkflow', {
+    taskQueue: SCHEDULER_QUEUE,
+    workflowId: scheduleWorkflowId('acme', 'edit-continue'),
+    args: [
+      {
+        identity: { schedule_id: 'edit-continue', tenant_id: 'acme', owner_ref: 'ops' },
+        spec: ScheduleSpec.parse({ target: inbox, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
+        defaultJobTaskQueue: JOB_QUEUE,
+        createdAt: new Date(await h.now()).toISOString(),
+        continueAsNewAfterEvents: 60,
+      },
+    ],
+    memo: { SchedulerVersion: 1 },
+  });
+  await h.env.sleep(3 * MINUTE + 1000);
+  await sdk.update('edit-continue', {
+    expected_version: 1,
+    spec: { target: inbox, timing: { kind: 'INTERVAL', every: 'PT2M' } },
+  });
+  await h.env.sleep(HOUR);
+  await sdk.cancel('edit-continue');
+  await h.env.client.workflow.getHandle('recording-inbox-2').terminate();
+  await save('edit-continue-first-run', 'edit-continue', edited.firstExecutionRunId);
+  await save('edit-continue-last-run', 'edit-continue');
 
   // A catch-up that continues as new half-way: the first run's history ends in ContinuedAsNew.
   const handle = await h.env.client.workflow.start('scheduleWorkflow', {

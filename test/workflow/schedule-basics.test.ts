@@ -52,14 +52,57 @@ describe('scheduleWorkflow basics (time-skipping server)', () => {
       timing: { kind: 'INTERVAL' as const, every: 'PT1H' },
     };
     const first = await sdk.create({ schedule_id: 'idem', ...spec });
-    const second = await sdk.create({ schedule_id: 'idem', ...spec });
+    // The same definition spelled differently (defaults written out) is the same definition.
+    const second = await sdk.create({ schedule_id: 'idem', misfire: 'FIRE_ONCE', overlap: 'ALLOW', ...spec });
     expect(first.created).toBe(true);
     expect(second.created).toBe(false);
-    expect(second.schedule.created_at).toBe(first.schedule.created_at);
+    expect(second.schedule).toEqual(first.schedule);
     await expect(
       sdk.create({ schedule_id: 'idem', ...spec, timing: { kind: 'INTERVAL', every: 'PT2H' } }),
     ).rejects.toMatchObject({ code: 'ALREADY_EXISTS', field: 'schedule_id' });
+    // A paused schedule is still the one created: the retry says so, with the status the workflow shows.
+    await sdk.pause('idem');
+    await h.env.sleep(1000);
+    const paused = await sdk.create({ schedule_id: 'idem', ...spec });
+    expect(paused).toMatchObject({ created: false, schedule: { status: 'PAUSED', version: 1 } });
+    expect(paused.schedule.next_run_at).toBe(first.schedule.next_run_at);
+    await sdk.resume('idem');
+    // An edited schedule is not what the create describes, even when edited back to that definition.
+    await sdk.update('idem', { expected_version: 1, spec });
+    await expect(sdk.create({ schedule_id: 'idem', ...spec })).rejects.toMatchObject({
+      code: 'ALREADY_EXISTS',
+      field: 'schedule_id',
+    });
     await sdk.cancel('idem');
+    await expect(sdk.create({ schedule_id: 'idem', ...spec })).rejects.toMatchObject({
+      code: 'ALREADY_EXISTS',
+    });
+  });
+
+  it('what create answers is what the workflow then shows (next runs counted from the same instant)', async () => {
+    const sdk = h.sdk();
+    const target = { type: 'JOB' as const, job_type: 'recordedJob' };
+    const timings = [
+      { kind: 'INTERVAL' as const, every: 'PT7M' }, // a grid from the creation instant
+      { kind: 'DELAY' as const, delay: 'PT20M' }, // from the creation instant
+      { kind: 'RECURRENCE' as const, rule: 'FREQ=MINUTELY;INTERVAL=13', timezone: 'Europe/Riga' },
+      { kind: 'CRON' as const, expression: '*/5 * * * *', timezone: 'America/New_York' },
+    ];
+    for (const [i, timing] of timings.entries()) {
+      const id = `agree-${i}`;
+      const { schedule } = await sdk.create({ schedule_id: id, target, timing, jitter: 'PT1M' });
+      const [first] = sdk.preview(
+        { target, timing, jitter: 'PT1M' },
+        {
+          from: schedule.created_at,
+          scheduleId: id,
+        },
+      );
+      expect(schedule.next_run_at, id).toBe(first!.fire_at);
+      await h.env.sleep(1000); // the worker's first task ran
+      expect(await sdk.get(id), id).toEqual(schedule);
+      await sdk.cancel(id);
+    }
   });
 
   it('rejects invalid input with the field and the reason, and creates nothing', async () => {
