@@ -138,10 +138,10 @@ try {
     ),
   );
   const createMs = Date.now() - createStart;
-  log(
-    `created in ${(createMs / 1000).toFixed(1)} s (${(N / (createMs / 1000)).toFixed(0)}/s); ${((T - Date.now()) / 1000).toFixed(0)} s until T`,
-  );
   if (RECURRING) T = Math.ceil((Date.now() + 10_000) / 60_000) * 60_000;
+  log(
+    `created in ${(createMs / 1000).toFixed(1)} s (${(N / (createMs / 1000)).toFixed(0)}/s); ${((T - Date.now()) / 1000).toFixed(0)} s until T (${new Date(T).toISOString()})`,
+  );
   if (Date.now() > T) throw new Error('creation did not finish before T: the burst is not in one minute');
   const last = T + (RECURRING ? FIRES - 1 : 0) * 60_000;
   const measured = (slot: number) => slot >= T && slot <= last;
