@@ -54,13 +54,15 @@ import {
 } from './search-attributes.js';
 
 /**
- * Patches (`wf.patched`): behaviour that changed the commands a running schedule emits. A history recorded
- * before one replays without it; a run that reaches it live records its marker and keeps it.
+ * Patch (`wf.patched`) of issue #9, which changed the commands a schedule emits per fire: a JOB of a schedule
+ * that waits for no job starts from a local activity (not as a child), and visibility upserts only the
+ * search attributes whose value changed. Asked once, in the run's first activation, before anything else:
+ * a history recorded before it replays without it; a run started since has its marker first; a run that
+ * started before keeps the old behaviour until it continues as new. (Asked later — at the first fire or
+ * upsert — its marker could land in a different workflow task than the replayed code asks for it, when a
+ * local activity outlived a task and the SDK heartbeated it; seen under load.)
  */
-/** A JOB of a schedule that does not wait for it starts from a local activity, not as a child (issue #9). */
-export const PATCH_JOB_START_IN_ACTIVITY = 'job-start-in-local-activity';
-/** Visibility upserts only the search attributes whose value changed (issue #9). */
-export const PATCH_UPSERT_CHANGED_ATTRIBUTES = 'upsert-changed-search-attributes';
+export const PATCH_PER_FIRE_COST = 'issue-9-local-job-start-and-changed-attributes';
 
 const SLOT_BATCH = 100;
 const RECENT_LIMIT = 256;
@@ -185,6 +187,7 @@ function initialState(input: ScheduleWorkflowInput): ScheduleState {
 }
 
 export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
+  const perFireCost = wf.patched(PATCH_PER_FIRE_COST);
   const s: ScheduleState = input.state ?? initialState(input);
   const commands: Command[] = [];
   let wake = false;
@@ -245,7 +248,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         { key: ScheduleStatusKey, value: shownStatus },
         { key: NextRunAtKey, value: next ? new Date(next) : null },
       ];
-      if (wf.patched(PATCH_UPSERT_CHANGED_ATTRIBUTES)) {
+      if (perFireCost) {
         // Only what differs from what the workflow already carries (from its start, the run it continued
         // from, or an earlier upsert): on a fire that is the next run alone.
         const current = wf.workflowInfo().typedSearchAttributes;
@@ -366,7 +369,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const target = s.spec.target;
     void (async () => {
       try {
-        if (target.type === 'JOB' && !watchesCompletion() && wf.patched(PATCH_JOB_START_IN_ACTIVITY)) {
+        if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
           // Nothing here waits for the job: start it from a local activity of this very workflow task,
           // whose result is recorded with the task (one task per fire, no child events). The request ID
           // names this emission, so a task retried after a crash gets back the run it already started.
