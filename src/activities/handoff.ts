@@ -1,10 +1,18 @@
-// Side effects of a schedule that leave Temporal's own bookkeeping: signalling a workflow and publishing
-// an event. (A JOB is started as a child workflow by the schedule itself — see src/workflows/handoff.ts —
-// so its start is recorded atomically with the schedule's decision.) Temporal retries an activity whose
+// Side effects of a schedule that leave Temporal's own bookkeeping: starting a JOB's workflow (for schedules
+// that never wait for it), signalling a workflow and publishing an event. Temporal retries an activity whose
 // worker died after the effect but before the result was recorded, so each carries the occurrence's
-// idempotency key for the receiver to deduplicate on.
+// identity for the receiver to deduplicate on: a JOB's workflow ID is the occurrence ID (never reused),
+// a signal and an event carry the idempotency key.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  type Client,
+  isGrpcServiceError,
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import { NamespaceNotFoundError, type SearchAttributePair, SearchAttributeType } from '@temporalio/common';
 import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
 import { schedulerWorkflowTenant } from '../model/ids.js';
 
@@ -24,6 +32,34 @@ export interface HandoffResult {
   attempt: number;
 }
 
+/**
+ * A JOB's start, as the schedule decided it (src/workflows/handoff.ts builds it: the same workflow ID,
+ * search attributes, summary and details a child start carries).
+ */
+export interface JobStartRequest {
+  workflowType: string;
+  /** The occurrence ID. */
+  workflowId: string;
+  taskQueue: string;
+  occurrence: OccurrenceEnvelope;
+  /** DATETIME values arrive as ISO strings (the activity's input is JSON) and are revived here. */
+  searchAttributes: SearchAttributePair[];
+  staticSummary: string;
+  staticDetails: string;
+  /**
+   * The same for every attempt of one emission (the schedule's run and its fire count): the server
+   * answers a repeated start with this request ID with the run that the first attempt started.
+   */
+  requestId: string;
+}
+
+export interface JobStartResult {
+  workflowId: string;
+  /** The job's workflow already existed from another emission of the slot: it was not started again. */
+  duplicate: boolean;
+  attempt: number;
+}
+
 export interface HandoffDependencies {
   client: Client;
   fetch?: typeof fetch;
@@ -32,6 +68,27 @@ export interface HandoffDependencies {
 function permanent(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, PERMANENT_HANDOFF_ERROR);
 }
+
+/**
+ * The client's start request takes its request ID from this (SDK-internal, `Symbol.for`-registered) option;
+ * without it every attempt would send a fresh random one. The package version is pinned, and
+ * test/unit/job-start.test.ts fails if the option stops reaching the request.
+ */
+const CLIENT_START_OPTIONS = Symbol.for('__temporal_internal_client_workflow_start_options');
+
+const reviveSearchAttributes = (pairs: SearchAttributePair[]): SearchAttributePair[] =>
+  pairs.map((pair) =>
+    pair.key.type === SearchAttributeType.DATETIME && typeof pair.value === 'string'
+      ? ({ key: pair.key, value: new Date(pair.value) } as SearchAttributePair)
+      : pair,
+  );
+
+/** A start that retrying cannot fix: malformed (a bad task queue name or attribute), or no such namespace. */
+const isPermanentStartError = (err: unknown): boolean => {
+  if (err instanceof NamespaceNotFoundError || err instanceof WorkflowNotFoundError) return true;
+  const cause = err instanceof ServiceError ? err.cause : err;
+  return isGrpcServiceError(cause) && cause.code === 3; // INVALID_ARGUMENT
+};
 
 export function createHandoffActivities(deps: HandoffDependencies) {
   const httpFetch = deps.fetch ?? fetch;
@@ -114,6 +171,44 @@ export function createHandoffActivities(deps: HandoffDependencies) {
   }
 
   return {
+    /**
+     * Starts a JOB's workflow; run as a local activity inside the schedule's workflow task that decided the
+     * slot, so the decision and the start's result are recorded together (a marker). IDs are never reused
+     * (REJECT_DUPLICATE): if the worker died after this start but before the task completed, the retried
+     * task starts it again with the same request ID and the server answers with the run it already
+     * started; a start refused as already started is another emission of the same slot (a backfill or
+     * trigger over a slot the schedule no longer remembers) and is reported as a duplicate. Either way the
+     * occurrence's workflow runs once.
+     */
+    async startJobWorkflow(request: JobStartRequest): Promise<JobStartResult> {
+      const { attempt } = Context.current().info;
+      const options: WorkflowStartOptions = {
+        workflowId: request.workflowId,
+        taskQueue: request.taskQueue,
+        args: [request.occurrence],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdConflictPolicy: 'FAIL',
+        typedSearchAttributes: reviveSearchAttributes(request.searchAttributes),
+        staticSummary: request.staticSummary,
+        staticDetails: request.staticDetails,
+      };
+      Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
+      try {
+        await deps.client.workflow.start(request.workflowType, options);
+        return { workflowId: request.workflowId, duplicate: false, attempt };
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          return { workflowId: request.workflowId, duplicate: true, attempt };
+        }
+        if (isPermanentStartError(err)) {
+          const cause =
+            err instanceof ServiceError && err.cause instanceof Error ? err.cause : (err as Error);
+          throw permanent(`starting ${request.workflowType} failed: ${cause.message}`);
+        }
+        throw err;
+      }
+    },
+
     async handOff(request: HandoffRequest): Promise<HandoffResult> {
       const { target, occurrence } = request;
       // Hand-offs under way in this worker (signals and events; a JOB's start is a command, not a call).

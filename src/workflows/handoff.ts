@@ -1,11 +1,18 @@
-// Handing a JOB occurrence off as a child workflow. The start is a command of the schedule's own workflow
-// task, so the decision and the start are recorded together: no crash can fall between them. The child's
-// workflow ID is the occurrence ID and IDs are never reused, so starting the same slot again (a backfill
-// over a fired slot, a manual trigger of a slot that already ran) is refused by the server and counted as
-// a prevented duplicate. The child outlives the schedule (ABANDON): cancelling a schedule never kills
-// work already handed off unless asked to.
+// Handing a JOB occurrence off. The job's workflow ID is the occurrence ID and IDs are never reused, so
+// starting the same slot again (a backfill over a fired slot, a manual trigger of a slot that already ran)
+// is refused by the server and counted as a prevented duplicate. The job outlives the schedule: cancelling
+// a schedule never kills work already handed off unless asked to. Two ways to start it, both recorded in
+// the schedule's workflow task that decided the slot, so no crash can fall between the decision and the
+// start being recorded:
+// - `startJobInActivity`: a local activity starts it through the client (one workflow task per fire, a
+//   marker in history), for schedules that never wait for the job;
+// - `startJob`: a child workflow (a start command, then the child's started and closed events), for
+//   schedules that need its completion (overlap other than ALLOW, FIXED_DELAY, ONE_TIME/DELAY/DEADLINE):
+//   the child's result is how the schedule learns it, with no polling.
+// Both start it with the same options (`jobStartOptions`).
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
+import type { HandoffActivities, JobStartRequest, JobStartResult } from '../activities/handoff.js';
 import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
 import { OccurrenceIdKey, ScheduledForKey, ScheduleIdKey, TenantIdKey } from './search-attributes.js';
 
@@ -15,28 +22,48 @@ export type JobStart =
   | { duplicate: false; workflowId: string; result: Promise<unknown> }
   | { duplicate: true; workflowId: string };
 
+type JobTarget = Extract<Target, { type: 'JOB' }>;
+
+/** What every JOB start carries, however it is started. */
+export function jobStartOptions(
+  target: JobTarget,
+  occurrence: OccurrenceEnvelope,
+  defaultTaskQueue: string,
+): Omit<JobStartRequest, 'occurrence' | 'requestId'> {
+  const { namespace, workflowId } = wf.workflowInfo();
+  return {
+    workflowType: target.job_type,
+    workflowId: occurrence.occurrence_id,
+    taskQueue: target.task_queue ?? defaultTaskQueue,
+    searchAttributes: [
+      { key: TenantIdKey, value: occurrence.tenant_id },
+      { key: ScheduleIdKey, value: occurrence.schedule_id },
+      { key: OccurrenceIdKey, value: occurrence.occurrence_id },
+      { key: ScheduledForKey, value: new Date(occurrence.scheduled_for) },
+    ],
+    staticSummary: `Occurrence of schedule ${occurrence.schedule_id} for ${occurrence.scheduled_for}`,
+    // The Web UI renders this as markdown: the link leads back to the schedule's own workflow page.
+    staticDetails: `schedule [**${occurrence.schedule_id}**](/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}) v${occurrence.schedule_version}, slot ${occurrence.scheduled_for}, trigger ${occurrence.trigger}, idempotency key \`${occurrence.idempotency_key}\``,
+  };
+}
+
 export async function startJob(
-  target: Extract<Target, { type: 'JOB' }>,
+  target: JobTarget,
   occurrence: OccurrenceEnvelope,
   defaultTaskQueue: string,
 ): Promise<JobStart> {
+  const options = jobStartOptions(target, occurrence, defaultTaskQueue);
   try {
-    const child = await wf.startChild(target.job_type, {
-      workflowId: occurrence.occurrence_id,
-      taskQueue: target.task_queue ?? defaultTaskQueue,
+    const child = await wf.startChild(options.workflowType, {
+      workflowId: options.workflowId,
+      taskQueue: options.taskQueue,
       args: [occurrence],
       parentClosePolicy: 'ABANDON',
       cancellationType: 'ABANDON',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: TenantIdKey, value: occurrence.tenant_id },
-        { key: ScheduleIdKey, value: occurrence.schedule_id },
-        { key: OccurrenceIdKey, value: occurrence.occurrence_id },
-        { key: ScheduledForKey, value: new Date(occurrence.scheduled_for) },
-      ],
-      staticSummary: `Occurrence of schedule ${occurrence.schedule_id} for ${occurrence.scheduled_for}`,
-      // The Web UI renders this as markdown: the link leads back to the schedule's own workflow page.
-      staticDetails: `schedule [**${occurrence.schedule_id}**](/namespaces/${encodeURIComponent(wf.workflowInfo().namespace)}/workflows/${encodeURIComponent(wf.workflowInfo().workflowId)}) v${occurrence.schedule_version}, slot ${occurrence.scheduled_for}, trigger ${occurrence.trigger}, idempotency key \`${occurrence.idempotency_key}\``,
+      typedSearchAttributes: options.searchAttributes,
+      staticSummary: options.staticSummary,
+      staticDetails: options.staticDetails,
     });
     return { duplicate: false, workflowId: child.workflowId, result: child.result() };
   } catch (err) {
@@ -45,6 +72,36 @@ export async function startJob(
     }
     throw err;
   }
+}
+
+const { startJobWorkflow } = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>({
+  // One start RPC; a worker that dies mid-call is replaced by the retried workflow task anyway.
+  startToCloseTimeout: '10s',
+  scheduleToCloseTimeout: '2m',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '20s',
+    nonRetryableErrorTypes: ['PermanentHandoffError'],
+  },
+});
+
+/**
+ * Starts the job from a local activity of the current workflow task. `emission` names this hand-off for
+ * the server's request deduplication: the same on every attempt of the task, different for another
+ * emission of the slot.
+ */
+export function startJobInActivity(
+  target: JobTarget,
+  occurrence: OccurrenceEnvelope,
+  defaultTaskQueue: string,
+  emission: string,
+): Promise<JobStartResult> {
+  return startJobWorkflow({
+    ...jobStartOptions(target, occurrence, defaultTaskQueue),
+    occurrence,
+    requestId: emission,
+  });
 }
 
 /** Outcome of a finished child, as an occurrence status. */

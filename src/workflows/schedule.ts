@@ -3,6 +3,7 @@
 // and continues as new to keep its history bounded. Handlers only enqueue commands; the loop is the one
 // place that changes the slot pipeline, so an edit, pause or trigger that arrives while a slot is due is
 // applied after that slot is decided, never half-way through.
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
 import type { HandoffActivities } from '../activities/handoff.js';
 import type { CalendarCursor, Slot } from '../calendar/index.js';
@@ -40,7 +41,7 @@ import {
   VERSION_CONFLICT,
   VERSION_MEMO,
 } from './definitions.js';
-import { jobOutcome, startJob } from './handoff.js';
+import { jobOutcome, startJob, startJobInActivity } from './handoff.js';
 import { countOccurrence, recordLateness } from './metrics.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
@@ -52,6 +53,17 @@ import {
   TenantIdKey,
   TimingKindKey,
 } from './search-attributes.js';
+
+/**
+ * Patch (`wf.patched`) of issue #9, which changed the commands a schedule emits per fire: a JOB of a schedule
+ * that waits for no job starts from a local activity (not as a child), and visibility upserts only the
+ * search attributes whose value changed. Asked once, in the run's first activation, before anything else:
+ * a history recorded before it replays without it; a run started since has its marker first; a run that
+ * started before keeps the old behaviour until it continues as new. (Asked later — at the first fire or
+ * upsert — its marker could land in a different workflow task than the replayed code asks for it, when a
+ * local activity outlived a task and the SDK heartbeated it; seen under load.)
+ */
+export const PATCH_PER_FIRE_COST = 'issue-9-local-job-start-and-changed-attributes';
 
 const SLOT_BATCH = 100;
 /**
@@ -157,6 +169,12 @@ type Command =
   | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
   | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void };
 
+/** Equal search-attribute values; an absent attribute equals a null (removing) update. */
+function sameAttributeValue(current: unknown, wanted: unknown): boolean {
+  if (current instanceof Date && wanted instanceof Date) return current.getTime() === wanted.getTime();
+  return (current ?? null) === (wanted ?? null);
+}
+
 const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
 
@@ -185,10 +203,13 @@ function initialState(input: ScheduleWorkflowInput): ScheduleState {
 }
 
 export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
+  const perFireCost = wf.patched(PATCH_PER_FIRE_COST);
   const s: ScheduleState = input.state ?? initialState(input);
   const commands: Command[] = [];
   let wake = false;
   let handoffsInFlight = 0;
+  /** Jobs being started from local activities (they resolve within the workflow task that started them). */
+  let localStartsInFlight = 0;
   /** ONE_TIME, DELAY and DEADLINE end when their occurrences have run; they end FAILED if one failed. */
   const endsAfterItsSlots = () => ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(s.spec.timing.kind);
   const isFixedDelay = () => s.spec.timing.kind === 'INTERVAL' && s.spec.timing.mode === 'FIXED_DELAY';
@@ -236,13 +257,22 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const key = `${shownStatus}|${next}`;
     if (key !== shownAttributes) {
       shownAttributes = key;
-      wf.upsertSearchAttributes([
+      const wanted: SearchAttributeUpdatePair[] = [
         { key: TenantIdKey, value: s.identity.tenant_id },
         { key: ScheduleIdKey, value: s.identity.schedule_id },
         { key: TimingKindKey, value: s.spec.timing.kind },
         { key: ScheduleStatusKey, value: shownStatus },
         { key: NextRunAtKey, value: next ? new Date(next) : null },
-      ]);
+      ];
+      if (perFireCost) {
+        // Only what differs from what the workflow already carries (from its start, the run it continued
+        // from, or an earlier upsert): on a fire that is the next run alone.
+        const current = wf.workflowInfo().typedSearchAttributes;
+        const changed = wanted.filter((pair) => !sameAttributeValue(current.get(pair.key), pair.value));
+        if (changed.length > 0) wf.upsertSearchAttributes(changed);
+      } else {
+        wf.upsertSearchAttributes(wanted);
+      }
     }
     const last = s.occurrences.at(-1);
     wf.setCurrentDetails(
@@ -355,7 +385,29 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const target = s.spec.target;
     void (async () => {
       try {
-        if (target.type === 'JOB') {
+        if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
+          // Nothing here waits for the job: start it from a local activity of this very workflow task,
+          // whose result is recorded with the task (one task per fire, no child events). The request ID
+          // names this emission, so a task retried after a crash gets back the run it already started.
+          localStartsInFlight += 1;
+          const started = await startJobInActivity(
+            target,
+            envelope(occ),
+            input.defaultJobTaskQueue,
+            `${wf.workflowInfo().runId}/${s.counters.fired}`,
+          ).finally(() => {
+            localStartsInFlight -= 1;
+          });
+          occ.target_ref = started.workflowId;
+          occ.attempt = started.attempt;
+          if (started.duplicate) {
+            occ.duplicate_prevented = true;
+            count('duplicates_prevented', occ);
+            finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
+          } else {
+            finish(occ, 'HANDED_OFF', null);
+          }
+        } else if (target.type === 'JOB') {
           const started = await startJob(target, envelope(occ), input.defaultJobTaskQueue);
           occ.target_ref = started.workflowId;
           occ.attempt = 1;
@@ -782,6 +834,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     }
 
     if (s.pendingFires.length > 0) continue; // more of a catch-up to hand off
+    if (localStartsInFlight > 0) {
+      // Jobs started from local activities resolve within this workflow task: live one by one, on replay
+      // possibly together. Arming the sleep's timer only once all resolved keeps the task's commands (and
+      // timer IDs) independent of how their results were batched.
+      await wf.condition(() => localStartsInFlight === 0);
+      continue;
+    }
     const next = s.status === 'ACTIVE' ? nextFireAt() : null;
     const woken = () => wake || commands.length > 0;
     if (next === null) await wf.condition(woken);

@@ -4,24 +4,30 @@
 // copies npm installs here, and binary is exactly what the server sent.
 // Run it when workflow code changes in a way that running schedules must survive, into a new directory
 // named for the release (the time-skipping server must be installed: `npm run servers`):
-//   node --import tsx test/histories/record.ts test/histories/v0.2.0
-// and keep every older directory: the replay test replays all of them, forever.
+//   node --import tsx test/histories/record.ts test/histories/v0.2.0 [--prefix handoff-]
+// and keep every older directory: the replay test replays all of them, forever. `--prefix` starts every
+// file name (two branches recording into one release directory then never write the same file).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const job = { type: 'JOB' as const, job_type: 'recordedJob' };
 
-const outDir = process.argv[2];
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { prefix: { type: 'string', default: '' } },
+});
+const outDir = positionals[0];
 if (!outDir) {
-  console.error('usage: record.ts <output directory>');
+  console.error('usage: record.ts <output directory> [--prefix <file name prefix>]');
   process.exit(2);
 }
 mkdirSync(outDir, { recursive: true });
@@ -32,8 +38,8 @@ const save = async (name: string, scheduleId: string, runId?: string) => {
   const handle = h.env.client.workflow.getHandle(scheduleWorkflowId('acme', scheduleId), runId);
   const history = await handle.fetchHistory();
   const bytes = proto.temporal.api.history.v1.History.encode(history).finish();
-  writeFileSync(join(outDir, `${name}.binpb.gz`), gzipSync(bytes));
-  console.log(`recorded ${name}: ${history.events?.length} events`);
+  writeFileSync(join(outDir, `${values.prefix}${name}.binpb.gz`), gzipSync(bytes));
+  console.log(`recorded ${values.prefix}${name}: ${history.events?.length} events`);
 };
 
 try {
@@ -164,6 +170,29 @@ try {
   await save('edit-continue-first-run', 'edit-continue', edited.firstExecutionRunId);
   await save('edit-continue-last-run', 'edit-continue');
 
+  // A recurring ALLOW schedule (its jobs start from a local activity) whose second slot's job already
+  // exists (a prevented duplicate), then edited to overlap SKIP (its jobs start as children again).
+  await sdk.create({
+    schedule_id: 'allow-then-skip',
+    target: job,
+    timing: { kind: 'INTERVAL', every: 'PT10M' },
+  });
+  const taken = (await sdk.describe('allow-then-skip')).next_runs[1]!.scheduled_for;
+  const takenId = occurrenceId('acme', 'allow-then-skip', taken);
+  await h.env.client.workflow.start('recordedJob', {
+    workflowId: takenId,
+    taskQueue: JOB_QUEUE,
+    args: [{ occurrence_id: takenId, payload: null }],
+  });
+  await h.env.sleep(35 * MINUTE);
+  await sdk.update('allow-then-skip', {
+    expected_version: 1,
+    spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT10M' }, overlap: 'SKIP' },
+  });
+  await h.env.sleep(21 * MINUTE);
+  await sdk.cancel('allow-then-skip');
+  await save('allow-then-skip', 'allow-then-skip');
+
   // A catch-up that continues as new half-way: the first run's history ends in ContinuedAsNew.
   const handle = await h.env.client.workflow.start('scheduleWorkflow', {
     taskQueue: SCHEDULER_QUEUE,
@@ -179,7 +208,9 @@ try {
           max_lateness_s: 30,
         }),
         defaultJobTaskQueue: JOB_QUEUE,
-        continueAsNewAfterEvents: 120,
+        // Low enough that the catch-up passes it (since 0.2 its 60 starts are 60 markers of one
+        // workflow task, no longer 120 child events).
+        continueAsNewAfterEvents: 60,
       },
     ],
   });
@@ -187,7 +218,7 @@ try {
   await sdk.pause('catch-up');
   await h.env.sleep(HOUR + 30_000);
   await sdk.resume('catch-up');
-  await h.env.sleep(10_000);
+  await h.env.sleep(MINUTE + 10_000); // the next slot's task finds the history full and continues as new
   await sdk.cancel('catch-up');
   await save('catch-up-first-run', 'catch-up', handle.firstExecutionRunId);
   await save('catch-up-last-run', 'catch-up');

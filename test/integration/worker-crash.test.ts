@@ -1,13 +1,14 @@
 // Crash test with real processes on the dev server (SPEC "Semantics": exactly one logical occurrence per
 // slot, even under worker crashes). The scheduler worker and the job worker run in a separate OS process
-// (test/fixtures/worker-process.ts) that is SIGKILLed at the worst moments of a handoff and replaced by a
-// new one; what the targets really did is counted outside Temporal: a JOB appends a line to a file, an
+// (test/fixtures/worker-process.ts) that is SIGKILLed at the worst moments of a handoff — for both ways a
+// JOB is started: from a local activity, and as a child workflow — and replaced by a new one; what the targets really did is counted outside Temporal: a JOB appends a line to a file, an
 // EVENT is POSTed to an HTTP sink in this process.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Occurrence } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
@@ -22,6 +23,8 @@ import {
   stopStack,
 } from './support.js';
 
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
 const fired = (occurrences: Occurrence[]) => occurrences.filter((o) => o.emitted_at !== null);
 
 /** One record per slot, on the schedule's grid with no gap: nothing lost, nothing twice. */
@@ -29,6 +32,83 @@ function expectContiguousGrid(occurrences: Occurrence[], everyMs: number) {
   const slots = occurrences.map((o) => Date.parse(o.scheduled_for)).sort((a, b) => a - b);
   expect(new Set(slots).size).toBe(slots.length);
   for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBe(everyMs);
+}
+
+/** MarkerRecorded events (local activity results, patches) whose details mention `text`. */
+function markersMentioning(events: HistoryEvent[], text: string): HistoryEvent[] {
+  return events.filter((e) =>
+    Object.values(e.markerRecordedEventAttributes?.details ?? {}).some((payloads) =>
+      (payloads.payloads ?? []).some((p) =>
+        Buffer.from(p.data ?? [])
+          .toString('utf8')
+          .includes(text),
+      ),
+    ),
+  );
+}
+
+/** Lets three more slots fire after the last restart, cancels, and waits until every started job closed. */
+async function letRunThenCancel(stack: Stack, scheduleId: string) {
+  const { sdk, client } = stack;
+  const firedBefore = fired((await sdk.describe(scheduleId)).recent_occurrences).length;
+  await eventually(
+    'three more slots after the last restart',
+    async () => {
+      const d = await sdk.describe(scheduleId);
+      return fired(d.recent_occurrences).length >= Math.max(firedBefore, 1) + 3 ? d : undefined;
+    },
+    60_000,
+  );
+  const final = await sdk.cancel(scheduleId);
+  const occurrences = final.recent_occurrences;
+  // Every started job finished (so every run line that will ever be written is written).
+  await eventually(
+    'all target workflows completed',
+    async () => {
+      for (const o of fired(occurrences)) {
+        const { status } = await client.workflow.getHandle(o.occurrence_id).describe();
+        if (status.name !== 'COMPLETED') return undefined;
+      }
+      return true;
+    },
+    60_000,
+  );
+  return { final, occurrences };
+}
+
+/**
+ * The targets: exactly one workflow execution per occurrence ID, and it is the one that wrote the run
+ * line(s). (A line with attempt > 1 is the job's own activity retried after a kill — at-least-once inside
+ * the job, still one run of the target.) And the server holds no other target workflow for the schedule.
+ */
+async function expectOneRunPerOccurrence(stack: Stack, runLog: string, occurrences: Occurrence[]) {
+  const { client } = stack;
+  const lines = readRunLines(runLog);
+  const byOccurrence = groupBy(lines, (l) => l.occurrence_id);
+  expect([...byOccurrence.keys()].sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
+  for (const o of occurrences) {
+    const runs = byOccurrence.get(o.occurrence_id)!;
+    const { runId } = await client.workflow.getHandle(o.occurrence_id).describe();
+    expect(new Set(runs.map((r) => r.run_id))).toEqual(new Set([runId]));
+    // Each activity attempt writes at most one line (attempt 1 may have died with a worker unwritten).
+    expect(new Set(runs.map((r) => r.attempt)).size).toBe(runs.length);
+    expect(runs[0]!.scheduled_for).toBe(o.scheduled_for);
+  }
+  const scheduleId = occurrences[0]!.schedule_id;
+  const listed = await eventually(
+    'visibility to list the target workflows',
+    async () => {
+      const ids: string[] = [];
+      for await (const wf of client.workflow.list({
+        query: `WorkflowType = 'fileRecordedJob' AND SchedulerScheduleId = '${scheduleId}'`,
+      }))
+        ids.push(wf.workflowId);
+      return ids.length >= occurrences.length ? ids : undefined;
+    },
+    20_000,
+  );
+  expect(listed.sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
+  return lines.length;
 }
 
 describe('worker process killed mid-handoff (dev server, real processes)', () => {
@@ -42,8 +122,72 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
     stack = undefined;
   });
 
-  it('JOB: killed after deciding a slot and again after its child started; every slot ran exactly once', async () => {
+  /**
+   * A recurring schedule with overlap ALLOW waits for no job: it starts each job from a local activity of
+   * the workflow task that decided the slot (the start's result is a marker recorded with that task).
+   */
+  it('JOB started from a local activity: killed after deciding a slot and again after its job started; every slot ran exactly once', async () => {
     stack = await startStack('crash-job');
+    const { sdk, client } = stack;
+    const runLog = join(stack.dir, 'runs.jsonl');
+    const base = { RUN_LOG: runLog, CRASH_PROBES: '1' };
+
+    // Window 1: the schedule decided the slot and its local activity is about to start the job; the
+    // workflow task is held open, so the decision is not yet in the server's history.
+    const w1 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'beforeJobStart' });
+    await sdk.create({
+      schedule_id: 'crash-job',
+      target: { type: 'JOB', job_type: 'fileRecordedJob' },
+      timing: { kind: 'INTERVAL', every: 'PT2S' },
+      max_lateness_s: 600, // every slot is on time however long recovery takes: all of them must run
+    });
+    await w1.waitFor(/paused beforeJobStart \S+/, 30_000);
+    const decidedId = /paused beforeJobStart (\S+)/.exec(w1.output())![1]!;
+    await killHard(w1);
+    await expect(client.workflow.getHandle(decidedId).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
+
+    // Window 2: the job started (the server has it), but the schedule's workflow task that carries the
+    // start's result is held open: the worker dies before the schedule recorded the hand-off.
+    const w2 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'jobStarted' });
+    await w2.waitFor(/paused jobStarted \S+/, 60_000);
+    const startedId = /paused jobStarted (\S+)/.exec(w2.output())![1]!;
+    await killHard(w2);
+    expect((await client.workflow.getHandle(startedId).describe()).workflowId).toBe(startedId);
+    const schedule = client.workflow.getHandle(scheduleWorkflowId('acme', 'crash-job'));
+    const events = (await schedule.fetchHistory()).events ?? [];
+    // The schedule's history holds no record of that start: the kill landed inside the window.
+    expect(events.some((e) => e.markerRecordedEventAttributes)).toBe(true); // slot batches, patches
+    expect(markersMentioning(events, startedId)).toEqual([]);
+    expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+
+    // A third process takes over: it retries the task, whose start of `startedId` is answered with the
+    // run already started (same request ID), not a second run.
+    const w3 = await startWorker(stack, base);
+    const { occurrences, final } = await letRunThenCancel(stack, 'crash-job');
+    expect(w3.child.exitCode).toBeNull(); // the last worker stayed up throughout
+    expect(markersMentioning((await schedule.fetchHistory()).events ?? [], startedId)).toHaveLength(1);
+
+    // The schedule: one occurrence per slot of the 2 s grid, every one handed off once.
+    expectContiguousGrid(occurrences, 2000);
+    expect(occurrences.every((o) => o.status === 'HANDED_OFF')).toBe(true);
+    expect(final.counters.fired).toBe(occurrences.length);
+    expect(final.counters.duplicates_prevented).toBe(0); // the retried start was recognised as this one
+    expect(occurrences.map((o) => o.occurrence_id)).toContain(decidedId);
+    expect(occurrences.map((o) => o.occurrence_id)).toContain(startedId);
+    const lines = await expectOneRunPerOccurrence(stack, runLog, occurrences);
+    console.info(
+      `[worker-crash JOB local activity] ${occurrences.length} slots, ${lines} run lines; kill 1 before ${decidedId}'s start, kill 2 after ${startedId} started`,
+    );
+  });
+
+  /**
+   * A schedule that needs its jobs' completion (here overlap QUEUE) starts each as a child workflow: the
+   * start is a command of the workflow task that decided the slot.
+   */
+  it('JOB started as a child: killed after deciding a slot and again after its child started; every slot ran exactly once', async () => {
+    stack = await startStack('crash-child');
     const { sdk, client } = stack;
     const runLog = join(stack.dir, 'runs.jsonl');
     const base = { RUN_LOG: runLog, CRASH_PROBES: '1' };
@@ -52,10 +196,12 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
     // task that carries the command is held open, so the decision is not yet in the server's history.
     const w1 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'beforeChildStart' });
     await sdk.create({
-      schedule_id: 'crash-job',
+      schedule_id: 'crash-child',
       target: { type: 'JOB', job_type: 'fileRecordedJob' },
       timing: { kind: 'INTERVAL', every: 'PT2S' },
-      max_lateness_s: 600, // every slot is on time however long recovery takes: all of them must run
+      overlap: 'QUEUE',
+      queue_limit: 1000, // slots due during an outage wait their turn: none is skipped as "queue full"
+      max_lateness_s: 600,
     });
     await w1.waitFor(/paused beforeChildStart \S+/, 30_000);
     const decidedId = /paused beforeChildStart (\S+)/.exec(w1.output())![1]!;
@@ -71,7 +217,7 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
     const startedId = /paused childStarted (\S+)/.exec(w2.output())![1]!;
     await killHard(w2);
     expect((await client.workflow.getHandle(startedId).describe()).workflowId).toBe(startedId);
-    const schedule = client.workflow.getHandle(scheduleWorkflowId('acme', 'crash-job'));
+    const schedule = client.workflow.getHandle(scheduleWorkflowId('acme', 'crash-child'));
     const events = (await schedule.fetchHistory()).events ?? [];
     const startedAt = events.findIndex(
       (e) => e.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId === startedId,
@@ -80,71 +226,25 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
     // Nothing after the child's start was completed by a worker: the kill landed inside the window.
     expect(events.slice(startedAt).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(false);
 
-    // A third process takes over; let more slots come and go, then stop the schedule.
     const w3 = await startWorker(stack, base);
-    const firedBefore = fired((await sdk.describe('crash-job')).recent_occurrences).length;
-    await eventually(
-      'three more slots after the last restart',
-      async () => {
-        const d = await sdk.describe('crash-job');
-        return fired(d.recent_occurrences).length >= Math.max(firedBefore, 1) + 3 ? d : undefined;
-      },
-      60_000,
-    );
-    const final = await sdk.cancel('crash-job');
-    const occurrences = final.recent_occurrences;
-    // Every started child finished (so every run line that will ever be written is written).
-    await eventually(
-      'all target workflows completed',
-      async () => {
-        for (const o of fired(occurrences)) {
-          const { status } = await client.workflow.getHandle(o.occurrence_id).describe();
-          if (status.name !== 'COMPLETED') return undefined;
-        }
-        return true;
-      },
-      60_000,
-    );
-    expect(w3.child.exitCode).toBeNull(); // the last worker stayed up throughout
+    const { occurrences, final } = await letRunThenCancel(stack, 'crash-child');
+    expect(w3.child.exitCode).toBeNull();
 
-    // The schedule: one occurrence per slot of the 2 s grid, every one handed off once.
+    // One record per slot of the 2 s grid; each fired one ran (COMPLETED, or still RUNNING when the
+    // schedule was cancelled); the ones still queued at the cancel were cancelled, never started.
     expectContiguousGrid(occurrences, 2000);
-    expect(occurrences.every((o) => o.status === 'HANDED_OFF')).toBe(true);
-    expect(final.counters.fired).toBe(occurrences.length);
-    expect(final.counters.duplicates_prevented).toBe(0); // the replayed start was recorded, never re-issued
-    expect(occurrences.map((o) => o.occurrence_id)).toContain(decidedId);
-    expect(occurrences.map((o) => o.occurrence_id)).toContain(startedId);
-
-    // The targets: exactly one workflow execution per occurrence ID, and it is the one that wrote the
-    // run line(s). (A line with attempt > 1 is the job's own activity retried after a kill — at-least-once
-    // inside the job, still one run of the target.)
-    const lines = readRunLines(runLog);
-    const byOccurrence = groupBy(lines, (l) => l.occurrence_id);
-    expect([...byOccurrence.keys()].sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
-    for (const o of occurrences) {
-      const runs = byOccurrence.get(o.occurrence_id)!;
-      const { runId } = await client.workflow.getHandle(o.occurrence_id).describe();
-      expect(new Set(runs.map((r) => r.run_id))).toEqual(new Set([runId]));
-      // Each activity attempt writes at most one line (attempt 1 may have died with a worker unwritten).
-      expect(new Set(runs.map((r) => r.attempt)).size).toBe(runs.length);
-      expect(runs[0]!.scheduled_for).toBe(o.scheduled_for);
-    }
-    // And the server holds no other target workflow for this schedule.
-    const listed = await eventually(
-      'visibility to list the target workflows',
-      async () => {
-        const ids: string[] = [];
-        for await (const wf of client.workflow.list({
-          query: `WorkflowType = 'fileRecordedJob' AND SchedulerScheduleId = 'crash-job'`,
-        }))
-          ids.push(wf.workflowId);
-        return ids.length >= occurrences.length ? ids : undefined;
-      },
-      20_000,
+    const ran = fired(occurrences);
+    expect(ran.every((o) => o.status === 'COMPLETED' || o.status === 'RUNNING')).toBe(true);
+    expect(occurrences.filter((o) => o.emitted_at === null).every((o) => o.status === 'CANCELLED')).toBe(
+      true,
     );
-    expect(listed.sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
+    expect(final.counters.fired).toBe(ran.length);
+    expect(final.counters.duplicates_prevented).toBe(0); // the replayed start was recorded, never re-issued
+    expect(ran.map((o) => o.occurrence_id)).toContain(decidedId);
+    expect(ran.map((o) => o.occurrence_id)).toContain(startedId);
+    const lines = await expectOneRunPerOccurrence(stack, runLog, ran);
     console.info(
-      `[worker-crash JOB] ${occurrences.length} slots, ${lines.length} run lines; kill 1 before ${decidedId}'s start was recorded, kill 2 after ${startedId} started`,
+      `[worker-crash JOB child] ${occurrences.length} slots, ${lines} run lines; kill 1 before ${decidedId}'s start was recorded, kill 2 after ${startedId} started`,
     );
   });
 

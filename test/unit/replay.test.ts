@@ -6,6 +6,7 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { workflowsPath } from '../../src/worker.js';
+import { PATCH_PER_FIRE_COST } from '../../src/workflows/schedule.js';
 import '../helpers/quiet-sdk.js';
 
 // Every history recorded by test/histories/record.ts, for every release, replayed against today's
@@ -44,4 +45,38 @@ describe('replay of recorded schedule histories', () => {
     }
     expect(failures).toEqual([]);
   }, 120_000);
+});
+
+// What the recorded histories exercise: v0.1.0 predates the patch of issue #9 (its schedules start
+// every JOB as a child and upsert all attributes), the handoff-* histories of v0.2.0 carry it and
+// start a recurring ALLOW schedule's jobs from local activities.
+describe('recorded histories cover both sides of the issue #9 patch', () => {
+  const decode = (file: string) =>
+    proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
+  const markerText = (events: ReturnType<typeof decode>) =>
+    events
+      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
+      .join('\n');
+  const inRelease = (release: string, prefix = '') =>
+    files.filter((f) => basename(dirname(f)) === release && basename(f).startsWith(prefix));
+
+  it('v0.1.0: no patch markers, no job started from an activity', () => {
+    expect(inRelease('v0.1.0').length).toBeGreaterThanOrEqual(8);
+    for (const file of inRelease('v0.1.0')) {
+      const text = markerText(decode(file));
+      expect(text).not.toContain(PATCH_PER_FIRE_COST);
+      expect(text).not.toContain('startJobWorkflow');
+    }
+  });
+
+  it('v0.2.0 handoff-*: patch recorded; a recurring ALLOW schedule starts jobs from local activities', () => {
+    const recorded = inRelease('v0.2.0', 'handoff-');
+    expect(recorded.length).toBeGreaterThanOrEqual(9);
+    for (const file of recorded) expect(markerText(decode(file))).toContain(PATCH_PER_FIRE_COST);
+    const allowThenSkip = decode(recorded.find((f) => basename(f) === 'handoff-allow-then-skip.binpb.gz')!);
+    expect(markerText(allowThenSkip)).toContain('startJobWorkflow');
+    expect(allowThenSkip.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(true);
+  });
 });

@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
+import { ScheduledForKey } from '../../src/workflows/search-attributes.js';
 import { receivedQuery } from '../fixtures/jobs.js';
 import { JOB_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
@@ -114,6 +116,72 @@ describe('targets and one-shot kinds (time-skipping server)', () => {
     expect(described.recent_occurrences[0]!.status).toBe('FAILED');
     expect(described.recent_occurrences[0]!.reason).toMatch(/the report generator crashed/);
     expect(described.counters.failed).toBe(1);
+  });
+
+  it('JOB of a recurring ALLOW schedule: started from a local activity, one workflow task and one upsert per fire; a slot whose job exists is a prevented duplicate; overlap SKIP starts children', async () => {
+    const sdk = h.sdk();
+    const job = { type: 'JOB' as const, job_type: 'recordedJob' };
+    await sdk.create({ schedule_id: 'local', target: job, timing: { kind: 'INTERVAL', every: 'PT10M' } });
+    // Someone already started the second slot's job under its occurrence ID.
+    const second = (await sdk.describe('local')).next_runs[1]!.scheduled_for;
+    const taken = occurrenceId('acme', 'local', second);
+    await h.env.client.workflow.start('recordedJob', {
+      workflowId: taken,
+      taskQueue: JOB_QUEUE,
+      args: [{ occurrence_id: taken, payload: null }],
+    });
+    await h.env.sleep(35 * MINUTE);
+
+    const described = await sdk.describe('local');
+    expect(described.recent_occurrences.map((o) => o.status)).toEqual([
+      'HANDED_OFF',
+      'HANDED_OFF',
+      'HANDED_OFF',
+    ]);
+    const duplicate = described.recent_occurrences[1]!;
+    expect(duplicate.occurrence_id).toBe(taken);
+    expect(duplicate.duplicate_prevented).toBe(true);
+    expect(described.counters).toMatchObject({ fired: 3, duplicates_prevented: 1, failed: 0 });
+    for (const o of described.recent_occurrences) expect(o.target_ref).toBe(o.occurrence_id);
+    expect(h.runs.filter((r) => r.occurrenceId === taken)).toHaveLength(1); // ours, not started again
+    const started = await h.env.client.workflow
+      .getHandle(described.recent_occurrences[0]!.occurrence_id)
+      .describe();
+    expect(started.typedSearchAttributes.get(ScheduledForKey)?.getTime()).toBe(
+      Date.parse(described.recent_occurrences[0]!.scheduled_for),
+    );
+    expect(await started.staticSummary()).toMatch(/^Occurrence of schedule local for /);
+
+    const schedule = h.env.client.workflow.getHandle(scheduleWorkflowId('acme', 'local'));
+    let events = (await schedule.fetchHistory()).events ?? [];
+    expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+    // From one slot's timer to the next: one workflow task, one start marker, one upsert (the next run).
+    // (The first fire also records the patch, which the SDK mirrors in TemporalChangeVersion.)
+    const timers = events.flatMap((e, i) => (e.timerFiredEventAttributes ? [i] : []));
+    expect(timers).toHaveLength(3);
+    for (const [from, to] of [timers.slice(0, 2), timers.slice(1, 3)] as [number, number][]) {
+      const cycle = events.slice(from, to);
+      expect(cycle.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+      const markers = cycle.map((e) => e.markerRecordedEventAttributes?.markerName).filter(Boolean);
+      expect(markers.filter((m) => m !== 'core_patch')).toEqual(['core_local_activity']);
+      const upserted = cycle
+        .map((e) =>
+          Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
+        )
+        .filter((keys) => keys.length > 0 && !keys.includes('TemporalChangeVersion'));
+      expect(upserted).toEqual([['SchedulerNextRunAt']]);
+    }
+
+    // A schedule that needs its jobs' completion starts them as children again.
+    await sdk.update('local', {
+      expected_version: 1,
+      spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT10M' }, overlap: 'SKIP' },
+    });
+    await h.env.sleep(10 * MINUTE);
+    events = (await schedule.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(1);
+    expect((await sdk.describe('local')).counters.fired).toBe(4);
+    await sdk.cancel('local');
   });
 
   it('WORKFLOW_SIGNAL with start: the target receives one signal per occurrence, carrying the key', async () => {
