@@ -112,6 +112,8 @@ interface Candidate {
 }
 
 const DAY_MS = 86_400_000;
+/** The last instant the calendar produces: the end of the year 9999. */
+const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** candidates examined per call before giving up (window SKIP / exclusions removing everything) */
 const SEARCH_FUEL = 200_000;
@@ -403,7 +405,15 @@ export function compileCalendar(input: CalendarInput): Calendar {
           done = true;
           break;
         }
-        slots.push(toSlot(c, deferTo));
+        // The calendar ends with the year 9999 (ISO 8601's four-digit years): a slot past it, or deferred
+        // or jittered past it, is no slot, and the calendar is exhausted.
+        const slot = toSlot(c, deferTo);
+        if (!(Date.parse(slot.fireAt) <= LAST_INSTANT) || !(Date.parse(slot.scheduledFor) <= LAST_INSTANT)) {
+          exhausted = true;
+          done = true;
+          break;
+        }
+        slots.push(slot);
         cursor.last = slots[slots.length - 1]!.scheduledFor;
         if (needCount) cursor.emitted = emitted;
         if (lastPos !== undefined && source.counting)

@@ -245,7 +245,20 @@ export type TriggerRequest = z.infer<typeof TriggerRequest>;
 export const BackfillRequest = z
   .object({ from: instant, to: instant, reason: z.string().max(500).optional() })
   .strict()
-  .refine((r) => Date.parse(r.from) < Date.parse(r.to), { message: 'from must be before to', path: ['to'] });
+  .refine((r) => Date.parse(r.from) < Date.parse(r.to), { message: 'from must be before to', path: ['to'] })
+  // The calendar computes the years 1000 to 9999; a day's margin at each end covers any UTC offset.
+  .superRefine((r, ctx) => {
+    for (const field of ['from', 'to'] as const) {
+      const at = Date.parse(r[field]);
+      if (!(at >= Date.UTC(1000, 0, 2) && at <= Date.UTC(9999, 11, 30))) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'must lie between 1000-01-02 and 9999-12-30',
+        });
+      }
+    }
+  });
 export type BackfillRequest = z.infer<typeof BackfillRequest>;
 
 export const BackfillResult = z.object({

@@ -48,7 +48,12 @@ export const ListSchedulesQuery = z
     status: ScheduleStatus.optional(),
     timing_kind: z.enum(['ONE_TIME', 'DELAY', 'INTERVAL', 'RECURRENCE', 'CRON', 'DEADLINE']).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().max(4096).optional().describe('`next_cursor` of the previous page'),
+    cursor: z
+      .string()
+      .max(4096)
+      .regex(/^[A-Za-z0-9_-]*$/, 'a `next_cursor` from the previous page')
+      .optional()
+      .describe('`next_cursor` of the previous page'),
     include_deleted: z.enum(['true', 'false']).default('false').describe('also list deleted schedules'),
   })
   .strict();

@@ -660,13 +660,22 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       case 'backfill': {
         if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
         const { from, to } = command.request;
-        const batch = await computeSlotBatch({
-          ...slotRequest(new Date(Date.parse(from) - 1).toISOString(), {
-            count: BACKFILL_LIMIT + 1,
-            until: to,
-          }),
-          cursor: undefined,
-        });
+        let batch: SlotBatch;
+        try {
+          batch = await computeSlotBatch({
+            ...slotRequest(new Date(Date.parse(from) - 1).toISOString(), {
+              count: BACKFILL_LIMIT + 1,
+              until: to,
+            }),
+            cursor: undefined,
+          });
+        } catch (err) {
+          // A range the calendar cannot compute refuses this backfill; it must never fail the schedule.
+          const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
+          return command.done(
+            reject(INVALID_REQUEST, `backfill ${from} – ${to}: ${(cause as Error).message}`),
+          );
+        }
         if (batch.slots.length > BACKFILL_LIMIT) {
           return command.done(
             reject(INVALID_REQUEST, `backfill covers more than ${BACKFILL_LIMIT} slots: split it`),

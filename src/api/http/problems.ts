@@ -1,5 +1,6 @@
 // Every error the HTTP API returns is an RFC 9457 problem (application/problem+json) that names the failing
 // field and says what to do. This module is the one place errors become HTTP statuses.
+import { maxHeaderSize } from 'node:http';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { Problem } from '../../model/http.js';
@@ -56,6 +57,18 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'The schedule changed since you read it: read it again (`current_version`) and re-apply your change.',
       ],
       ['payload-too-large', 'Payload too large', 413, 'The body is larger than the documented limit.'],
+      [
+        'request-timeout',
+        'Request timeout',
+        408,
+        'The request did not arrive completely in time: send it again.',
+      ],
+      [
+        'headers-too-large',
+        'Request header fields too large',
+        431,
+        'The request line and headers together are larger than the server accepts: shorten the URL (query) or the headers.',
+      ],
       [
         'unprocessable',
         'Unprocessable definition',
@@ -130,7 +143,8 @@ export interface RenderedProblem {
   internal: boolean;
 }
 
-export function renderProblem(err: unknown, instance: string): RenderedProblem {
+/** `instance` is the request path; undefined when Node's HTTP parser refused the request before it had one. */
+export function renderProblem(err: unknown, instance: string | undefined): RenderedProblem {
   const make = (slug: string, detail: string, extra: Partial<Problem> = {}, headers = {}) => {
     const type = problemTypes[slug]!;
     return {
@@ -139,7 +153,7 @@ export function renderProblem(err: unknown, instance: string): RenderedProblem {
         title: type.title,
         status: type.status,
         detail,
-        instance,
+        ...(instance === undefined ? {} : { instance }),
         code: slug.toUpperCase().replace(/-/g, '_'),
         field: null,
         ...extra,
@@ -226,6 +240,22 @@ export function renderProblem(err: unknown, instance: string): RenderedProblem {
         'a path segment is longer than this API accepts (a schedule id has at most 200 characters)',
         { code: 'MALFORMED_REQUEST' },
       );
+    // Raised by Node's HTTP server before Fastify has a request (they reach here through `clientErrorHandler`).
+    case 'HPE_HEADER_OVERFLOW':
+      return make(
+        'headers-too-large',
+        `the request line and headers are larger than this API accepts (${Math.round(maxHeaderSize / 1024)} KiB): shorten the query or the headers`,
+        { code: 'HEADERS_TOO_LARGE' },
+      );
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return make('request-timeout', 'the request did not arrive completely in time', {
+        code: 'REQUEST_TIMEOUT',
+      });
+  }
+  if (typeof fastifyError.code === 'string' && fastifyError.code.startsWith('HPE_')) {
+    return make('malformed-request', `the request is not valid HTTP/1.1 (${fastifyError.code})`, {
+      code: 'MALFORMED_REQUEST',
+    });
   }
   if (fastifyError.statusCode === 429) {
     return make('rate-limited', fastifyError.message, { code: 'RATE_LIMITED' });

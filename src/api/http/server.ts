@@ -1,6 +1,7 @@
 // The HTTP API (SPEC.md "Interfaces"): every schedule operation under /v1, on top of the client SDK.
 // Fastify with the zod type provider: the model's zod schemas validate requests, serialize responses and
 // generate the OpenAPI 3.1 document served at /openapi.json (and browsable at /docs) — no second copy.
+import { STATUS_CODES } from 'node:http';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -74,6 +75,8 @@ export interface ApiDependencies {
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 export const DEFAULT_TEMPORAL_TIMEOUT_MS = 10_000;
+/** POST /v1/schedules/{id}/<action> whose body may be left out. */
+const OPTIONAL_BODY_ACTIONS = ['pause', 'resume', 'trigger', 'cancel'];
 /** A poller seen this recently counts as a live worker for /readyz. */
 const POLLER_FRESH_MS = 2 * 60_000;
 
@@ -97,7 +100,7 @@ const problemResponses = (...statuses: number[]) =>
     ]),
   );
 /** What every authenticated /v1 route can answer besides its success. */
-const common = [400, 401, 413, 415, 429, 503];
+const common = [400, 401, 413, 415, 429, 431, 503];
 
 const timeNow = () => new Date().toISOString();
 
@@ -145,6 +148,19 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         .headers(rendered.headers)
         .type(PROBLEM_CONTENT_TYPE)
         .send(rendered.body);
+    },
+    // Errors Node's HTTP server raises before there is a request (headers over its limit, a request that is
+    // not HTTP): problems too, written on the socket, which is then closed as Node does.
+    clientErrorHandler: (err, socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      const { body } = renderProblem(err, undefined);
+      const json = JSON.stringify(body);
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status] ?? body.title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+        );
+      }
+      socket.destroy(err);
     },
   });
   // Only JSON bodies: anything else is a 415, not a body the schema then misreads.
@@ -204,7 +220,18 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       security: [{ apiKey: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => {
+      const doc = jsonSchemaTransformObject(input);
+      // The action endpoints take an optional body (none is `{}`: the JSON parser below): say so.
+      const paths = (
+        doc as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean } }>> }
+      ).paths;
+      for (const action of OPTIONAL_BODY_ACTIONS) {
+        const requestBody = paths?.[`/v1/schedules/{id}/${action}`]?.post?.requestBody;
+        if (requestBody) requestBody.required = false;
+      }
+      return doc;
+    },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
@@ -249,6 +276,8 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       jobTaskQueue: deps.jobTaskQueue,
       principal: request.principal!,
       eventSinks: deps.eventSinks,
+      // The SDK's own read deadline would replace the request's: keep them the same.
+      readTimeoutMs: timeoutMs,
     });
   /** Temporal calls of one request share a deadline: an outage answers 503, never hangs. */
   const withDeadline = <T>(fn: () => Promise<T>): Promise<T> =>
@@ -606,7 +635,12 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         });
         return { runs: slots.map(toNextRun) };
       } catch (err) {
-        throw validationError(err) ?? err;
+        const invalid = validationError(err);
+        // `from` is what the calendar calls the creation instant and the search start.
+        if (invalid?.field === 'createdAt' || invalid?.field === 'after') {
+          throw new SchedulerError('VALIDATION', invalid.reason, 'from');
+        }
+        throw invalid ?? err;
       }
     },
   );
