@@ -90,6 +90,13 @@ const isPermanentStartError = (err: unknown): boolean => {
   return isGrpcServiceError(cause) && cause.code === 3; // INVALID_ARGUMENT
 };
 
+/** Hand-offs under way in this worker: signals, events, and JOB starts made from a local activity. */
+function handoffsInFlight(tenant: string, target: string) {
+  return Context.current()
+    .metricMeter.withTags({ tenant, target })
+    .createUpDownCounter?.('scheduler_handoffs_in_flight', undefined, 'hand-offs under way in this worker');
+}
+
 export function createHandoffActivities(deps: HandoffDependencies) {
   const httpFetch = deps.fetch ?? fetch;
 
@@ -193,6 +200,8 @@ export function createHandoffActivities(deps: HandoffDependencies) {
         staticDetails: request.staticDetails,
       };
       Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
+      const inFlight = handoffsInFlight(request.occurrence.tenant_id, 'JOB');
+      inFlight?.add(1);
       try {
         await deps.client.workflow.start(request.workflowType, options);
         return { workflowId: request.workflowId, duplicate: false, attempt };
@@ -206,19 +215,14 @@ export function createHandoffActivities(deps: HandoffDependencies) {
           throw permanent(`starting ${request.workflowType} failed: ${cause.message}`);
         }
         throw err;
+      } finally {
+        inFlight?.add(-1);
       }
     },
 
     async handOff(request: HandoffRequest): Promise<HandoffResult> {
       const { target, occurrence } = request;
-      // Hand-offs under way in this worker (signals and events; a JOB's start is a command, not a call).
-      const inFlight = Context.current()
-        .metricMeter.withTags({ tenant: occurrence.tenant_id, target: target.type })
-        .createUpDownCounter?.(
-          'scheduler_handoffs_in_flight',
-          undefined,
-          'hand-offs under way (signal, event)',
-        );
+      const inFlight = handoffsInFlight(occurrence.tenant_id, target.type);
       inFlight?.add(1);
       try {
         switch (target.type) {

@@ -3,9 +3,10 @@
 // fuzzing the HTTP API: such a slot broke the schedule's workflow and its tenant's listing).
 import { describe, expect, it } from 'vitest';
 import { compileCalendar } from '../../../src/calendar/index.js';
+import type { CalendarOptions, Timing } from '../../../src/calendar/timing.js';
 
 const createdAt = '2026-11-30T00:00:00Z';
-const next = (timing: object, options: object = {}) =>
+const next = (timing: Timing, options: CalendarOptions = {}) =>
   compileCalendar({ scheduleId: 's', timing, options, createdAt }).nextSlots(createdAt, 5);
 
 describe('the end of the year 9999', () => {
