@@ -45,11 +45,27 @@ function tail(file: string, lines = 5): string {
   }
 }
 
+/** Bind races the CLI can lose on a busy machine: it picks its own ports (HTTP API, metrics) at random. */
+const START_ATTEMPTS = 3;
+
 /** Starts `temporal server start-dev` and resolves once its frontend answers and the namespace exists. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const ip = options.ip ?? '127.0.0.1';
-  await assertPortFree(options.port, ip, 'TEMPORAL_PORT');
-  if (options.uiPort !== null) await assertPortFree(options.uiPort, ip, 'TEMPORAL_UI_PORT');
+  for (let attempt = 1; ; attempt++) {
+    await assertPortFree(options.port, ip, 'TEMPORAL_PORT');
+    if (options.uiPort !== null) await assertPortFree(options.uiPort, ip, 'TEMPORAL_UI_PORT');
+    try {
+      return await launchDevServer(options, ip);
+    } catch (err) {
+      // Our ports were free just now: an "address already in use" is one of the ports the CLI chose
+      // itself, taken by another process between its check and its bind. Another try picks others.
+      const lost = err instanceof DevServerError && /address already in use/.test(err.message);
+      if (!lost || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function launchDevServer(options: DevServerOptions, ip: string): Promise<DevServer> {
   if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
   mkdirSync(dirname(options.logFile), { recursive: true });
 
