@@ -10,6 +10,7 @@ import type { Timing } from '../calendar/timing.js';
 import {
   BackfillRequest,
   CancelRequest,
+  Identifier,
   PauseRequest,
   type Target,
   TriggerRequest,
@@ -527,11 +528,9 @@ export function buildCancelRequest(flags: {
   return checked(CancelRequest, body, { note: '--note', running: '--cancel-running' });
 }
 
-const SCHEDULE_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]*$/;
-
 /** A schedule id argument: checked locally so a typo is exit 2, not a 404 from a mangled path. */
 export function checkScheduleId(id: string): string {
-  if (id.length < 1 || id.length > 200 || !SCHEDULE_ID.test(id)) {
+  if (!Identifier.safeParse(id).success) {
     throw new UsageError(
       '<id>',
       `"${id}" is not a schedule id (letters, digits and . _ ~ - only, starting with a letter or digit)`,

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { CalendarOptions, Timing } from '../calendar/timing.js';
 
 const instant = z.iso.datetime({ offset: true });
-const identifier = z
+/** A schedule or tenant ID: also a path segment of the API and part of workflow IDs. */
+export const Identifier = z
   .string()
   .min(1)
   .max(200)
@@ -97,8 +98,8 @@ export type ScheduleSpec = z.infer<typeof ScheduleSpec>;
 export type ScheduleSpecInput = z.input<typeof ScheduleSpec>;
 
 export const ScheduleIdentity = z.object({
-  schedule_id: identifier,
-  tenant_id: identifier,
+  schedule_id: Identifier,
+  tenant_id: Identifier,
   owner_ref: z.string().min(1).max(256),
 });
 export type ScheduleIdentity = z.infer<typeof ScheduleIdentity>;

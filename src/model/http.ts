@@ -2,20 +2,11 @@
 // definition: the route validation, the response serialization and the OpenAPI document all read these.
 import { z } from 'zod';
 import { CalendarOptions, Timing } from '../calendar/timing.js';
-import { NextRun, Occurrence, Schedule, ScheduleSpec, ScheduleStatus } from './contracts.js';
-
-const scheduleId = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._~-]*$/,
-    'letters, digits and . _ ~ - only, starting with a letter or digit',
-  );
+import { Identifier, NextRun, Occurrence, Schedule, ScheduleSpec, ScheduleStatus } from './contracts.js';
 
 /** POST /v1/schedules: a definition, optionally with the client's own ID (create is idempotent on it). */
 export const CreateScheduleRequest = ScheduleSpec.extend({
-  schedule_id: scheduleId.optional().describe('your ID for the schedule (default: a new UUID)'),
+  schedule_id: Identifier.optional().describe('your ID for the schedule (default: a new UUID)'),
 }).strict();
 export type CreateScheduleRequest = z.input<typeof CreateScheduleRequest>;
 
@@ -41,7 +32,7 @@ export const PatchScheduleRequest = z
   .strict();
 export type PatchScheduleRequest = z.infer<typeof PatchScheduleRequest>;
 
-export const ScheduleIdParams = z.object({ id: scheduleId });
+export const ScheduleIdParams = z.object({ id: Identifier });
 
 export const ListSchedulesQuery = z
   .object({
