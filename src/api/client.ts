@@ -32,7 +32,7 @@ import {
   toNextRun,
 } from '../model/contracts.js';
 import { schedulerWorkflowTenant, scheduleWorkflowId } from '../model/ids.js';
-import { computeSlots } from '../model/slots.js';
+import { computeSlots, type SlotSpec } from '../model/slots.js';
 import {
   backfillUpdate,
   cancelUpdate,
@@ -173,7 +173,7 @@ export function definitionHash(spec: ScheduleSpec): string {
 /** The next `count` runs of a definition after `after`; invalid rules and zones become VALIDATION errors. */
 export function previewRuns(
   scheduleId: string,
-  spec: ScheduleSpec,
+  spec: SlotSpec,
   createdAt: string,
   after: string,
   count = 10,

@@ -28,7 +28,6 @@ import {
   ScheduleSpec,
   specOf,
   TriggerRequest,
-  toNextRun,
 } from '../../model/contracts.js';
 import {
   CreateScheduleRequest,
@@ -43,9 +42,8 @@ import {
   ScheduleIdParams,
   SchedulePage,
 } from '../../model/http.js';
-import { computeSlots } from '../../model/slots.js';
 import type { EventSinkPolicy, KeyRing, Principal } from '../auth.js';
-import { SchedulerClient } from '../client.js';
+import { previewRuns, SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
 import type { ApiMetrics } from './metrics.js';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemTypes, renderProblem } from './problems.js';
@@ -626,21 +624,13 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       const { timing, from, count, ...options } = request.body;
       const after = from ?? timeNow();
       try {
-        const { slots } = computeSlots({
-          scheduleId: 'preview',
-          spec: { timing, ...options },
-          createdAt: after,
-          after,
-          count,
-        });
-        return { runs: slots.map(toNextRun) };
+        return { runs: previewRuns('preview', { timing, ...options }, after, after, count) };
       } catch (err) {
-        const invalid = validationError(err);
         // `from` is what the calendar calls the creation instant and the search start.
-        if (invalid?.field === 'createdAt' || invalid?.field === 'after') {
-          throw new SchedulerError('VALIDATION', invalid.reason, 'from');
+        if (err instanceof SchedulerError && (err.field === 'createdAt' || err.field === 'after')) {
+          throw new SchedulerError('VALIDATION', err.reason, 'from');
         }
-        throw invalid ?? err;
+        throw err;
       }
     },
   );
