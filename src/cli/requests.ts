@@ -5,6 +5,7 @@
  */
 import { Duration } from 'luxon';
 import type { z } from 'zod';
+import { validationError } from '../api/errors.js';
 import { CalendarError } from '../calendar/index.js';
 import type { Timing } from '../calendar/timing.js';
 import {
@@ -116,17 +117,10 @@ function label(field: string, fromFlags: boolean, timing?: Timing): string {
   return flag ? `${flag} (${field})` : field;
 }
 
-/** The first issue of a failed zod parse as a UsageError (same field naming as the API's problems). */
-function zodIssue(error: z.ZodError, fromFlags: boolean, timing?: Timing): UsageError {
-  const issue = error.issues[0]!;
-  const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
-    return new UsageError(
-      label([...path, issue.keys[0]].join('.'), fromFlags, timing),
-      'unknown field: remove it',
-    );
-  }
-  return new UsageError(label(path.join('.'), fromFlags, timing), issue.message);
+/** A failed zod parse or calendar check as a UsageError, its field named as the API's problems name it. */
+function usageError(error: unknown, fromFlags: boolean, timing?: Timing): UsageError | null {
+  const invalid = validationError(error);
+  return invalid ? new UsageError(label(invalid.field ?? '', fromFlags, timing), invalid.reason) : null;
 }
 
 /** The calendar's checks (zone, rule, durations, dates): deterministic, so cheap to run before sending. */
@@ -141,10 +135,8 @@ function checkCalendar(spec: Record<string, unknown>, fromFlags: boolean, now: D
       count: 1,
     });
   } catch (err) {
-    if (err instanceof CalendarError) {
-      throw new UsageError(label(err.field.replace(/^options\./, ''), fromFlags, timing), err.reason);
-    }
-    // Anything else is for the server to judge.
+    // Anything but a calendar error is for the server to judge.
+    if (err instanceof CalendarError) throw usageError(err, fromFlags, timing)!;
   }
 }
 
@@ -369,7 +361,7 @@ export function buildCreateRequest(
     };
   }
   const parsed = CreateScheduleRequest.safeParse(body);
-  if (!parsed.success) throw zodIssue(parsed.error, fromFlags, body.timing as Timing);
+  if (!parsed.success) throw usageError(parsed.error, fromFlags, body.timing as Timing)!;
   const { schedule_id: _id, target: _target, ...spec } = parsed.data;
   checkCalendar(spec, fromFlags, now);
   return body as CreateScheduleRequest;
@@ -415,7 +407,7 @@ export function buildPatchRequest(
     );
   }
   const parsed = PatchScheduleRequest.safeParse(body);
-  if (!parsed.success) throw zodIssue(parsed.error, fromFlags, body.timing as Timing);
+  if (!parsed.success) throw usageError(parsed.error, fromFlags, body.timing as Timing)!;
   if (body.timing && typeof body.timing === 'object') {
     checkCalendar(
       {
