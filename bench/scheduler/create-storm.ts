@@ -15,7 +15,14 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { type Stack, startStack, startWorker, stopStack } from '../../test/integration/support.js';
+import {
+  pool,
+  quantile,
+  type Stack,
+  startStack,
+  startWorker,
+  stopStack,
+} from '../../test/integration/support.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,22 +39,6 @@ const BACKGROUND = Number(values.background);
 const t0 = Date.now();
 const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
-
-async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!);
-      }
-    }),
-  );
-  return out;
-}
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
 
 let stack: Stack | undefined;
 try {

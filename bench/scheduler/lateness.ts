@@ -27,7 +27,14 @@ import { findTemporalCli } from '../../scripts/toolchain.mjs';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { ScheduledForKey } from '../../src/workflows/search-attributes.js';
-import { type Stack, startStack, startWorker, stopStack } from '../../test/integration/support.js';
+import {
+  pool,
+  quantile,
+  type Stack,
+  startStack,
+  startWorker,
+  stopStack,
+} from '../../test/integration/support.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,26 +58,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)))
 const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
   Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
-async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i]!;
-}
 const ms = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} ms` : '—');
 
 async function retry<T>(what: string, fn: () => Promise<T>, attempts = 5): Promise<T> {

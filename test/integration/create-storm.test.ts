@@ -14,6 +14,7 @@ import {
   groupBy,
   JOB_QUEUE,
   killHard,
+  pool,
   readRunLines,
   SCHEDULER_QUEUE,
   type Stack,
@@ -34,21 +35,6 @@ const spec: ScheduleSpecInput = {
   // Every slot that fell due before the worker came fires on its own (none is a misfire).
   max_lateness_s: 3600,
 };
-
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
-async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!);
-      }
-    }),
-  );
-  return out;
-}
 
 async function timed<T>(
   fn: () => Promise<T>,
