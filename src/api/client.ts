@@ -484,11 +484,8 @@ export class SchedulerClient {
     return (await this.describe(scheduleId)).schedule;
   }
 
-  /**
-   * One page of this tenant's schedules, newest first, from the server's visibility store; each item is
-   * read from its schedule (a query), so a page needs the scheduler worker.
-   */
-  async listPage(filter: ListFilter = {}): Promise<SchedulePage> {
+  /** The visibility query for this tenant's schedules under a filter. */
+  private listQuery(filter: ListFilter): string {
     const clauses = [
       `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
       `${TenantIdKey.name} = '${this.tenant.replace(/'/g, '')}'`,
@@ -497,7 +494,15 @@ export class SchedulerClient {
     if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
     if (filter.timing_kind) clauses.push(`${TimingKindKey.name} = '${filter.timing_kind}'`);
     if (!filter.include_deleted) clauses.push(`${ScheduleStatusKey.name} != 'DELETED'`);
-    const query = clauses.join(' AND ');
+    return clauses.join(' AND ');
+  }
+
+  /**
+   * One page of this tenant's schedules, newest first, from the server's visibility store; each item is
+   * read from its schedule (a query), so a page needs the scheduler worker.
+   */
+  async listPage(filter: ListFilter = {}): Promise<SchedulePage> {
+    const query = this.listQuery(filter);
     const token = filter.cursor ? decodeCursor(filter.cursor, query) : undefined;
     const page = await this.call('', () =>
       this.options.client.workflowService.listWorkflowExecutions({
@@ -528,13 +533,13 @@ export class SchedulerClient {
   }
 
   async list(filter: { status?: Schedule['status']; limit?: number } = {}): Promise<Schedule[]> {
-    const clauses = [
-      `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
-      `${TenantIdKey.name} = '${this.tenant.replace(/'/g, '')}'`,
-    ];
-    if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
+    // As before 0.2: every schedule of the tenant, deleted ones included.
+    const query = this.listQuery({
+      ...(filter.status ? { status: filter.status } : {}),
+      include_deleted: true,
+    });
     const schedules: Schedule[] = [];
-    for await (const execution of this.options.client.workflow.list({ query: clauses.join(' AND ') })) {
+    for await (const execution of this.options.client.workflow.list({ query })) {
       const id = execution.searchAttributes?.[ScheduleIdKey.name]?.[0];
       if (typeof id !== 'string') continue;
       try {
