@@ -42,7 +42,7 @@ import {
   VERSION_MEMO,
 } from './definitions.js';
 import { jobOutcome, startJob, startJobInActivity } from './handoff.js';
-import { countOccurrence, recordLateness } from './metrics.js';
+import { countOccurrence, type MetricLabels, recordLateness } from './metrics.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
   NextRunAtKey,
@@ -316,13 +316,14 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   });
 
   /** Every counter moves here: the schedule's own (describe) and the exported metric. */
+  const metricLabels = (occ: Pick<Occurrence, 'trigger'>): MetricLabels => ({
+    tenant: s.identity.tenant_id,
+    timing_kind: s.spec.timing.kind,
+    trigger: occ.trigger,
+  });
   const count = (counter: keyof ScheduleCounters, occ: Pick<Occurrence, 'trigger'>) => {
     s.counters[counter] += 1;
-    countOccurrence(counter, {
-      tenant: s.identity.tenant_id,
-      timing_kind: s.spec.timing.kind,
-      trigger: occ.trigger,
-    });
+    countOccurrence(counter, metricLabels(occ));
   };
 
   const skip = (fire: PendingFire, reason: string, counter: 'skipped' | 'expired' = 'skipped') => {
@@ -375,11 +376,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       schedule_version: occ.schedule_version,
     });
     if (occ.trigger === 'SCHEDULE') {
-      recordLateness((Date.parse(occ.emitted_at) - Date.parse(occ.scheduled_for)) / 1000, {
-        tenant: s.identity.tenant_id,
-        timing_kind: s.spec.timing.kind,
-        trigger: occ.trigger,
-      });
+      recordLateness((Date.parse(occ.emitted_at) - Date.parse(occ.scheduled_for)) / 1000, metricLabels(occ));
     }
     handoffsInFlight += 1;
     const target = s.spec.target;
