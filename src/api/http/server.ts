@@ -46,7 +46,13 @@ import type { EventSinkPolicy, KeyRing, Principal } from '../auth.js';
 import { previewRuns, SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
 import type { ApiMetrics } from './metrics.js';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, problemTypes, renderProblem } from './problems.js';
+import {
+  HttpProblem,
+  PROBLEM_CONTENT_TYPE,
+  problemTypes,
+  type RenderedProblem,
+  renderProblem,
+} from './problems.js';
 
 export interface ApiDependencies {
   /** Temporal client for the scheduler's namespace. */
@@ -139,13 +145,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     routerOptions: { maxParamLength: 1024 },
     // Errors the router raises before a route runs (a malformed %-escape) are problems too.
     frameworkErrors: (err, request, reply) => {
-      const rendered = renderProblem(err, request.url.split('?')[0]!);
-      const raw = reply as unknown as FastifyReply;
-      void raw
-        .code(rendered.body.status)
-        .headers(rendered.headers)
-        .type(PROBLEM_CONTENT_TYPE)
-        .send(rendered.body);
+      void sendProblem(reply as unknown as FastifyReply, renderProblem(err, request.url.split('?')[0]!));
     },
     // Errors Node's HTTP server raises before there is a request (headers over its limit, a request that is
     // not HTTP): problems too, written on the socket, which is then closed as Node does.
@@ -182,11 +182,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     if (rendered.body.code === 'VALIDATION' && definitionRoutes.has(request.routeOptions.url ?? '')) {
       deps.metrics?.invalidDefinitions.inc({ field: rendered.body.field ?? 'body' });
     }
-    return reply
-      .code(rendered.body.status)
-      .headers(rendered.headers)
-      .type(PROBLEM_CONTENT_TYPE)
-      .send(rendered.body);
+    return sendProblem(reply, rendered);
   });
   // Action endpoints (pause, resume, trigger, cancel) take an optional body: none, or an empty one, is `{}`.
   const json = app.getDefaultJsonParser('error', 'error');
@@ -636,6 +632,14 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   );
 
   return app;
+}
+
+function sendProblem(reply: FastifyReply, rendered: RenderedProblem) {
+  return reply
+    .code(rendered.body.status)
+    .headers(rendered.headers)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(rendered.body);
 }
 
 function versionConflict(expected: number, current: number): HttpProblem {
