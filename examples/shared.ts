@@ -1,8 +1,9 @@
 // What every example shares: where the scheduler and Temporal are (from the environment, with the
 // defaults of `npm start`) and one small helper for the HTTP API that prints its RFC 9457 problems.
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { devKeyFile } from '../src/cli/connection.js';
 
 /** The checkout (examples/ sits at its root). */
 export const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -19,10 +20,7 @@ export const schedulerUrl = (process.env.SCHEDULER_URL || 'http://127.0.0.1:8080
  */
 export function apiKey(): string {
   if (process.env.SCHEDULER_API_KEY) return process.env.SCHEDULER_API_KEY;
-  const dataDir = process.env.SCHEDULER_DATA_DIR
-    ? resolve(process.env.SCHEDULER_DATA_DIR)
-    : join(repoRoot, '.data');
-  const file = join(dataDir, 'dev-api-key');
+  const file = devKeyFile(process.env);
   if (!existsSync(file)) {
     throw new Error(
       `no API key: set SCHEDULER_API_KEY, or run \`npm start\` first (it writes its development key to ${file})`,

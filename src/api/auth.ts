@@ -69,8 +69,13 @@ export function parseApiKeys(spec: string): Map<string, Principal> {
  * Development key for `npm start` without SCHEDULER_API_KEYS: made once and kept in the data directory,
  * so it stays the same across restarts (scripts and bookmarks keep working).
  */
+/** Where `npm start` keeps its development key (the CLI and the examples read it from there). */
+export function devApiKeyFile(dataDir: string): string {
+  return join(dataDir, 'dev-api-key');
+}
+
 export function developmentApiKey(dataDir: string): { spec: string; key: string } {
-  const file = join(dataDir, 'dev-api-key');
+  const file = devApiKeyFile(dataDir);
   let key: string;
   if (existsSync(file)) key = readFileSync(file, 'utf8').trim();
   else {

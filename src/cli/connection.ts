@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../../scripts/toolchain.mjs';
+import { devApiKeyFile } from '../api/auth.js';
 import type { Problem } from '../model/http.js';
 import { UsageError } from './preview.js';
 
@@ -32,7 +33,7 @@ export interface Connection {
 /** The development key file `npm start` writes: `$SCHEDULER_DATA_DIR/dev-api-key`, else `<checkout>/.data/…`. */
 export function devKeyFile(env: NodeJS.ProcessEnv): string {
   const dataDir = env.SCHEDULER_DATA_DIR ? resolve(env.SCHEDULER_DATA_DIR) : join(repoRoot, '.data');
-  return join(dataDir, 'dev-api-key');
+  return devApiKeyFile(dataDir);
 }
 
 function readKeyFile(path: string): string | undefined {
