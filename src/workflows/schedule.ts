@@ -65,6 +65,15 @@ import {
  */
 export const PATCH_PER_FIRE_COST = 'issue-9-local-job-start-and-changed-attributes';
 
+/**
+ * Patch of v0.3: while the run waits for its hand-offs in flight (a full history before continue-as-new, or a
+ * schedule that ended), commands that arrive are applied. Before it, that wait also waited for every handler
+ * to finish, and an update handler finishes only once the loop applied its command: an edit, trigger or
+ * delete arriving then was never answered and the run never went on. Asked once at the run's start, like
+ * the patch above.
+ */
+export const PATCH_HANDLERS_WHILE_DRAINING = 'v0.3-handlers-while-draining';
+
 const SLOT_BATCH = 100;
 /**
  * The first batch of a run's calendar (a new schedule, or the first after an edit) is small, so the first
@@ -204,6 +213,7 @@ function initialState(input: ScheduleWorkflowInput): ScheduleState {
 
 export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
   const perFireCost = wf.patched(PATCH_PER_FIRE_COST);
+  const servesHandlersWhileDraining = wf.patched(PATCH_HANDLERS_WHILE_DRAINING);
   const s: ScheduleState = input.state ?? initialState(input);
   const commands: Command[] = [];
   let wake = false;
@@ -785,6 +795,17 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     firePending();
   };
 
+  /**
+   * Waits until no hand-off is in flight and every handler finished, or (since the patch) until a command
+   * arrived, which only the loop can apply.
+   */
+  const untilDrainedOrCommanded = () =>
+    wf.condition(
+      () =>
+        (servesHandlersWhileDraining && commands.length > 0) ||
+        (handoffsInFlight === 0 && wf.allHandlersFinished()),
+    );
+
   const continuedInput = (): ScheduleWorkflowInput => ({
     identity: s.identity,
     spec: s.spec,
@@ -826,7 +847,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const historyFull = info.continueAsNewSuggested || info.historyLength > continueAsNewAfter;
     if (historyFull && s.running.length === 0) {
       // Hand-offs in flight finish first, so their results land in this run's state.
-      await wf.condition(() => handoffsInFlight === 0 && wf.allHandlersFinished());
+      await untilDrainedOrCommanded();
       if (commands.length === 0) {
         // The server starts the next run with the first run's memo, not the upserted one: carry it.
         if (wf.patched(PATCH_VERSION_MEMO)) {
@@ -854,6 +875,12 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   }
 
   refreshVisibility();
-  await wf.condition(() => handoffsInFlight === 0 && wf.allHandlersFinished());
+  // An ended schedule still answers what arrives while its last hand-offs finish (a delete after a cancel).
+  for (;;) {
+    await untilDrainedOrCommanded();
+    if (commands.length === 0) break;
+    while (commands.length > 0) await applyCommand(commands.shift()!);
+    refreshVisibility();
+  }
   return describe();
 }

@@ -22,10 +22,20 @@ export function temporalCliPath(): string {
   return path;
 }
 
+/**
+ * The SDK gives the Java server 5 s to answer, a fixed bound; a JVM starting on two busy cores can miss it.
+ * A server that did not come up is started again (twice at most); any other error is the test's.
+ */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServerPath() } },
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: testServerPath() } },
+      });
+    } catch (err) {
+      if (attempt >= 3 || !/did not start within/.test((err as Error).message)) throw err;
+    }
+  }
 }
 
 export function tempDir(prefix: string): string {

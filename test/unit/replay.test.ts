@@ -6,7 +6,7 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { workflowsPath } from '../../src/worker.js';
-import { PATCH_PER_FIRE_COST } from '../../src/workflows/schedule.js';
+import { PATCH_HANDLERS_WHILE_DRAINING, PATCH_PER_FIRE_COST } from '../../src/workflows/schedule.js';
 import '../helpers/quiet-sdk.js';
 
 // Every history recorded by test/histories/record.ts, for every release, replayed against today's
@@ -29,9 +29,11 @@ const files = readdirSync(root, { withFileTypes: true })
 describe('replay of recorded schedule histories', () => {
   it('has recorded histories of every release to replay', () => {
     const releases = groupBy(files, (f) => basename(dirname(f)));
-    // v0.1.0: before the small first slot batch and the version memo; v0.2.0: with them (patched()).
+    // v0.1.0: before the small first slot batch and the version memo; v0.2.0: with them (patched());
+    // v0.3.0: with the patch that serves handlers while the run waits for hand-offs.
     expect(releases.get('v0.1.0')?.length).toBeGreaterThanOrEqual(8);
     expect(releases.get('v0.2.0')?.length).toBeGreaterThanOrEqual(10);
+    expect(releases.get('v0.3.0')?.length).toBeGreaterThanOrEqual(13);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -79,5 +81,41 @@ describe('recorded histories cover both sides of the issue #9 patch', () => {
     const allowThenSkip = decode(recorded.find((f) => basename(f) === 'allow-then-skip.binpb.gz')!);
     expect(markerText(allowThenSkip)).toContain('startJobWorkflow');
     expect(allowThenSkip.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(true);
+  });
+});
+
+describe('recorded histories of the v0.3 patch: handlers served while hand-offs drain', () => {
+  const decode = (file: string) =>
+    proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
+  const recorded = files.filter((f) => basename(dirname(f)) === 'v0.3.0');
+  const named = (name: string) => decode(recorded.find((f) => basename(f) === `${name}.binpb.gz`)!);
+  const hasMarker = (events: ReturnType<typeof decode>, patch: string) =>
+    events.some((e) =>
+      Object.values(e.markerRecordedEventAttributes?.details ?? {})
+        .flatMap((p) => p.payloads ?? [])
+        .some((p) =>
+          Buffer.from(p.data ?? [])
+            .toString('utf8')
+            .includes(patch),
+        ),
+    );
+
+  it('v0.2.0 predates it; every v0.3.0 history carries it', () => {
+    for (const file of files.filter((f) => basename(dirname(f)) === 'v0.2.0'))
+      expect(hasMarker(decode(file), PATCH_HANDLERS_WHILE_DRAINING)).toBe(false);
+    for (const file of recorded) expect(hasMarker(decode(file), PATCH_HANDLERS_WHILE_DRAINING)).toBe(true);
+  });
+
+  it('the recorded runs answered their updates while a hand-off was in flight', () => {
+    const completedUpdates = (events: ReturnType<typeof decode>) =>
+      events.filter((e) => e.workflowExecutionUpdateCompletedEventAttributes).length;
+    // The edit is answered, then the run continues as new once the held hand-off finished.
+    const edit = named('draining-edit-first-run');
+    expect(completedUpdates(edit)).toBe(1);
+    expect(edit.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    // Cancel, then delete during the final wait; the run closes after the hand-off.
+    const deleted = named('draining-delete');
+    expect(completedUpdates(deleted)).toBe(2);
+    expect(deleted.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 });

@@ -124,3 +124,40 @@ describe('scheduleWorkflow basics (time-skipping server)', () => {
     ).rejects.toMatchObject({ code: 'VALIDATION', field: 'target.sink_url' });
   });
 });
+
+describe('a finite recurring schedule on the time-skipping server (a user test of their own schedule)', () => {
+  // Its own server: before v0.2 a schedule that completed while its job (a child it abandoned) still ran
+  // stopped the Java test server from skipping time, and a user's test then waited real hours.
+  let h: SchedulerHarness;
+  beforeAll(async () => {
+    h = await SchedulerHarness.start();
+  });
+  afterAll(async () => {
+    await h?.teardown();
+  });
+
+  it('runs to its end while its jobs still run, and time keeps skipping afterwards', async () => {
+    const sdk = h.sdk();
+    const created = await h.now();
+    const { schedule } = await sdk.create({
+      schedule_id: 'finite',
+      // Each job runs 10 hours, far past the schedule's end.
+      target: { type: 'JOB', job_type: 'recordedJob', payload: { sleep_ms: 10 * HOUR } },
+      timing: { kind: 'INTERVAL', every: 'PT1H' },
+      ends_at: new Date(created + 3.5 * HOUR).toISOString(),
+    });
+    await h.env.sleep(4 * HOUR);
+    const ended = await sdk.describe('finite');
+    expect(ended.schedule.status).toBe('COMPLETED');
+    expect(ended.recent_occurrences.map((o) => o.status)).toEqual(['HANDED_OFF', 'HANDED_OFF', 'HANDED_OFF']);
+    expect(h.runs).toHaveLength(3);
+    expect(h.runs.every((r) => r.finishedAt === undefined)).toBe(true);
+    expect(Date.parse(h.runs[0]!.occurrenceId.split('/').pop()!)).toBe(Date.parse(schedule.next_run_at!));
+
+    // The jobs outlive the schedule by hours of workflow time; the server skips them (a server that stopped
+    // skipping would hold this sleep for ten real hours, and the test would time out).
+    await h.env.sleep(12 * HOUR);
+    expect(h.runs.map((r) => r.outcome)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
+    expect(h.runs.every((r) => r.finishedAt! - r.startedAt >= 10 * HOUR)).toBe(true);
+  }, 120_000);
+});

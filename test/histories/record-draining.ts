@@ -1,0 +1,89 @@
+// Records, on a real dev server, the two histories of the v0.3 patch `v0.3-handlers-while-draining`: an edit
+// answered while a full history waits for a hung EVENT hand-off (then continue-as-new), and a delete
+// answered while a cancelled schedule waits for one. The time-skipping server of record.ts cannot hold an
+// activity open, so these come from the dev server (the scenario of test/integration/handlers-while-draining).
+//   node --import tsx test/histories/record-draining.ts test/histories/v0.3.0
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import proto from '@temporalio/proto';
+import '../helpers/quiet-sdk.js';
+import { ScheduleSpec } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { startHoldingEventSink } from '../helpers/http-api.js';
+import {
+  eventually,
+  JOB_QUEUE,
+  SCHEDULER_QUEUE,
+  startStack,
+  startWorker,
+  stopStack,
+} from '../integration/support.js';
+
+const outDir = process.argv[2];
+if (!outDir) {
+  console.error('usage: record-draining.ts <output directory>');
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+
+const stack = await startStack('record-draining-');
+const sink = await startHoldingEventSink();
+const save = async (name: string, scheduleId: string, runId?: string) => {
+  const handle = stack.client.workflow.getHandle(scheduleWorkflowId('acme', scheduleId), runId);
+  const history = await handle.fetchHistory();
+  writeFileSync(
+    join(outDir, `${name}.binpb.gz`),
+    gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
+  );
+  console.log(`recorded ${name}: ${history.events?.length} events`);
+};
+const eventTarget = { type: 'EVENT' as const, event_type: 'drain.test', sink_url: sink.url };
+const start = (scheduleId: string, continueAsNewAfterEvents?: number) =>
+  stack.client.workflow.start('scheduleWorkflow', {
+    taskQueue: SCHEDULER_QUEUE,
+    workflowId: scheduleWorkflowId('acme', scheduleId),
+    args: [
+      {
+        identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
+        spec: ScheduleSpec.parse({ target: eventTarget, timing: { kind: 'INTERVAL', every: 'PT2S' } }),
+        createdAt: new Date().toISOString(),
+        defaultJobTaskQueue: JOB_QUEUE,
+        ...(continueAsNewAfterEvents ? { continueAsNewAfterEvents } : {}),
+      },
+    ],
+  });
+const received = (more: number) =>
+  eventually('events at the sink', async () => (sink.received() >= more ? true : undefined), 60_000);
+
+try {
+  await startWorker(stack, { ROLES: 'scheduler' });
+
+  const full = await start('draining-edit', 10);
+  await received(1);
+  await stack.sdk.update('draining-edit', {
+    expected_version: 1,
+    spec: { target: eventTarget, timing: { kind: 'INTERVAL', every: 'PT1H' } },
+  });
+  sink.release();
+  await eventually(
+    'continued as new',
+    async () => ((await full.describe()).runId !== full.firstExecutionRunId ? true : undefined),
+    60_000,
+  );
+  await stack.sdk.cancel('draining-edit');
+  await save('draining-edit-first-run', 'draining-edit', full.firstExecutionRunId);
+
+  sink.hold();
+  const before = sink.received();
+  const cancelled = await start('draining-delete');
+  await received(before + 1);
+  await stack.sdk.cancel('draining-delete');
+  await stack.sdk.delete('draining-delete');
+  sink.release();
+  await cancelled.result();
+  await save('draining-delete', 'draining-delete');
+} finally {
+  await sink.close();
+  await stopStack(stack);
+}
