@@ -48,6 +48,7 @@ export const CHECKS = [
   'response_schema_conformance',
   'status_code_conformance',
   'content_type_conformance',
+  'unsupported_method',
 ];
 
 /** Schemathesis could not be installed or started: one actionable line. */

@@ -383,6 +383,21 @@ describe('HTTP API: bad requests', () => {
     expect(expectProblem(outside, 404)).toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('a known path with a method it does not have → 405 problem with Allow', async () => {
+    const put = await send('PUT', '/v1/schedules/target', { body: valid() });
+    expect(expectProblem(put, 405)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    expect(put.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH']);
+    const deleteAll = await send('DELETE', '/v1/schedules');
+    expect(expectProblem(deleteAll, 405).detail).toMatch(
+      /DELETE is not allowed on \/v1\/schedules: use GET, HEAD, POST/,
+    );
+    // QUERY (a method with a body, without Content-Type here) is judged on its route first, like any other.
+    const query = await send('QUERY', '/v1/schedules');
+    expect(expectProblem(query, 405)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    // The schedule is untouched.
+    expect((await send('GET', '/v1/schedules/target')).status).toBe(200);
+  });
+
   it('an unknown schedule → 404 problem', async () => {
     const response = await send('GET', '/v1/schedules/no-such-schedule');
     expect(expectProblem(response, 404)).toMatchObject({ code: 'NOT_FOUND' });

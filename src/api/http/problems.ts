@@ -39,6 +39,12 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
       ],
       ['not-found', 'Not found', 404, 'No such schedule for your tenant, or no such route.'],
       [
+        'method-not-allowed',
+        'Method not allowed',
+        405,
+        'The path exists but not with this method: the `Allow` header lists the methods it has.',
+      ],
+      [
         'unsupported-media-type',
         'Unsupported media type',
         415,

@@ -15,6 +15,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { z } from 'zod';
 import {
   BackfillRequest,
@@ -53,6 +54,8 @@ import {
   type RenderedProblem,
   renderProblem,
 } from './problems.js';
+
+const HTTP_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 export interface ApiDependencies {
   /** Temporal client for the scheduler's namespace. */
@@ -193,10 +196,27 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.body == null) request.body = {};
   });
+  // A path that exists under other methods is a 405 with `Allow`, not a 404: a second router that knows only
+  // which methods each registered path has (Fastify's own answers just "no route").
+  const methodsOfPaths = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) methodsOfPaths.on(method as HTTPMethod, route.url, () => {});
+  });
+  const noRoute = (request: FastifyRequest): HttpProblem => {
+    const path = request.url.split('?')[0]!;
+    const allowed = HTTP_METHODS.filter((method) => methodsOfPaths.find(method, path) !== null);
+    if (allowed.length > 0) {
+      return new HttpProblem(
+        'method-not-allowed',
+        `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}`,
+        {},
+        { allow: allowed.join(', ') },
+      );
+    }
+    return new HttpProblem('not-found', `no route ${request.method} ${path}`, { code: 'NOT_FOUND' });
+  };
   app.setNotFoundHandler((request) => {
-    throw new HttpProblem('not-found', `no route ${request.method} ${request.url.split('?')[0]}`, {
-      code: 'NOT_FOUND',
-    });
+    throw noRoute(request);
   });
 
   await app.register(fastifySwagger, {
@@ -245,6 +265,11 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         { code: 'UNAUTHORIZED' },
       );
     }
+  });
+  // An unmatched request is answered before its body is read: a method Fastify reads bodies for (QUERY)
+  // must not be judged on its Content-Type when no route takes it at all.
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === undefined) throw noRoute(request);
   });
   await app.register(fastifyRateLimit, {
     hook: 'preHandler',
