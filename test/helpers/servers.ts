@@ -1,10 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalCli, findTestServer } from '../../scripts/toolchain.mjs';
 import { type DevServer, startDevServer } from '../../src/runtime/dev-server.js';
 import { freePort } from '../../src/runtime/ports.js';
+import { createTimeSkippingEnv as createTestServerEnv } from '../../src/testing/index.js';
 
 // Tests use the servers that `npm test` obtained (scripts/bootstrap.mjs); the SDK's own downloads
 // cannot reach their site on these machines, so a missing server is a setup error, not a skip.
@@ -23,9 +24,7 @@ export function temporalCliPath(): string {
 }
 
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServerPath() } },
-  });
+  return await createTestServerEnv({ testServerPath: testServerPath() });
 }
 
 export function tempDir(prefix: string): string {
