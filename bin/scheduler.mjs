@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// The `scheduler` CLI. Runs the TypeScript sources through tsx, as `npm run -s cli` does in a checkout.
-import { register } from 'tsx/esm/api';
+// The `scheduler` CLI. From an installed package it runs the built JavaScript (dist/); in a checkout, where
+// src/ sits beside it, it runs the TypeScript sources through tsx, as `npm run -s cli` does.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const source = new URL('../src/cli/main.ts', import.meta.url);
+let cli;
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  cli = await import(source.href);
+} else {
+  cli = await import('../dist/cli/main.js');
+}
+process.exitCode = await cli.main(process.argv.slice(2));

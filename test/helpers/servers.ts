@@ -1,10 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalCli, findTestServer } from '../../scripts/toolchain.mjs';
 import { type DevServer, startDevServer } from '../../src/runtime/dev-server.js';
 import { freePort } from '../../src/runtime/ports.js';
+import { createTimeSkippingEnv as createTestServerEnv } from '../../src/testing/index.js';
 
 // Tests use the servers that `npm test` obtained (scripts/bootstrap.mjs); the SDK's own downloads
 // cannot reach their site on these machines, so a missing server is a setup error, not a skip.
@@ -22,20 +23,8 @@ export function temporalCliPath(): string {
   return path;
 }
 
-/**
- * The SDK gives the Java server 5 s to answer, a fixed bound; a JVM starting on two busy cores can miss it.
- * A server that did not come up is started again (twice at most); any other error is the test's.
- */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await TestWorkflowEnvironment.createTimeSkipping({
-        server: { executable: { type: 'existing-path', path: testServerPath() } },
-      });
-    } catch (err) {
-      if (attempt >= 3 || !/did not start within/.test((err as Error).message)) throw err;
-    }
-  }
+  return await createTestServerEnv({ testServerPath: testServerPath() });
 }
 
 export function tempDir(prefix: string): string {

@@ -129,4 +129,24 @@ describe('architecture: dependencies run one way', () => {
       );
     expect(offenders).toEqual([]);
   });
+
+  it("the package's client entry (src/index.ts) reaches no worker, server or test-kit code", () => {
+    // What `import 'durable-scheduler'` loads: every module index.ts reaches through value imports.
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const e of edges) if (e.file === file && e.target && !e.typeOnly) visit(e.target);
+    };
+    visit('index.ts');
+    expect(reached.has('api/client.ts')).toBe(true);
+    const serverSide = ['worker.ts', 'main.ts', 'config.ts', 'runtime', 'testing', 'cli', 'activities'];
+    const packages = /^(@temporalio\/(worker|testing)|fastify|@fastify\/|prom-client)/;
+    expect([
+      ...[...reached].filter((f) => serverSide.includes(layerOf(f)) || f.startsWith('api/http/')),
+      ...edges
+        .filter((e) => reached.has(e.file) && !e.target && packages.test(e.specifier))
+        .map((e) => `${e.file} imports ${e.specifier}`),
+    ]).toEqual([]);
+  });
 });

@@ -1,0 +1,29 @@
+// The package's root entry (`import … from 'durable-scheduler'`): the client SDK, the contracts it speaks
+// and its error. Nothing here loads the worker (`durable-scheduler/worker`), the HTTP server or the
+// testing kit (`durable-scheduler/testing`); test/unit/architecture.test.ts checks that.
+export type { EventSinkCheck, EventSinkPolicy, Principal } from './api/auth.js';
+export { PrincipalSchema, parseEventSinkAllowlist } from './api/auth.js';
+export {
+  type CreateResult,
+  type CreateScheduleInput,
+  type ListFilter,
+  type SchedulePage,
+  SchedulerClient,
+  type SchedulerClientOptions,
+} from './api/client.js';
+export { ErrorBody, SchedulerError, SchedulerErrorCode } from './api/errors.js';
+export {
+  CalendarOptions,
+  CalendarWindow,
+  CronTiming,
+  DeadlineTiming,
+  DelayTiming,
+  DstOptions,
+  IntervalTiming,
+  OneTimeTiming,
+  RecurrenceTiming,
+  Timing,
+  type TimingKind,
+  Weekday,
+} from './calendar/timing.js';
+export * from './model/contracts.js';
