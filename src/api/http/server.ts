@@ -21,6 +21,7 @@ import {
   BackfillRequest,
   BackfillResult,
   CancelRequest,
+  type EditResult,
   NextRun,
   Occurrence,
   PauseRequest,
@@ -488,15 +489,31 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         }
         const spec = ScheduleSpec.safeParse(merged);
         if (!spec.success) throw validationError(spec.error)!;
+        let edited: EditResult;
         try {
-          await sdk.update(id, { expected_version, spec: spec.data });
+          edited = await sdk.update(id, { expected_version, spec: spec.data });
         } catch (err) {
           if (err instanceof SchedulerError && err.code === 'VERSION_CONFLICT') {
             throw versionConflict(expected_version, (await sdk.get(id)).version);
           }
           throw err;
         }
-        return await sdk.get(id);
+        // The answer is the schedule as this edit left it, even when another edit landed since (a client
+        // must learn which version its own change made): read back when nothing did, else built from
+        // the definition it wrote and what the edit returned.
+        const after = await sdk.get(id);
+        if (after.version === edited.version) return after;
+        const { version: _v, next_run_at: _n, ...unchanged } = current;
+        const asEdited = Object.fromEntries(
+          Object.entries(unchanged).filter(([key]) => !(key in ScheduleSpec.shape)),
+        );
+        return {
+          ...asEdited,
+          ...spec.data,
+          version: edited.version,
+          next_run_at: edited.next_runs[0]?.fire_at ?? null,
+          updated_at: after.updated_at,
+        } as Schedule;
       });
     },
   );
