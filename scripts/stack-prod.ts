@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { registerSearchAttributes } from '../src/runtime/namespace.js';
-import { assertPortFree, freePort } from '../src/runtime/ports.js';
+import { assertPortFree } from '../src/runtime/ports.js';
 import {
   cacheDir,
   ensureTemporalServer,
@@ -58,7 +58,10 @@ export interface Ports {
   workerMetrics: number[];
 }
 
-/** Fixed ports around `base` (default 17000: frontend 17233, API 17080, PostgreSQL 17432). */
+/**
+ * Fixed ports around `base` (default 17000: frontend 17233, API 17080, PostgreSQL 17432). Keep `base`
+ * at most 31000: the server stores membership ports in a SMALLINT column (see freePorts).
+ */
 export function portsFrom(base: number): Ports {
   return {
     postgres: base + 432,
@@ -76,23 +79,22 @@ export function portsFrom(base: number): Ports {
   };
 }
 
-/** Ports that were free a moment ago (tests). */
+/**
+ * Ports around a random base that are free now (tests). Below 32768 on purpose: the server stores
+ * membership ports in a SMALLINT column (cluster_membership.rpc_port), so an ephemeral port from the
+ * kernel's range makes it fail at start-up ("value … is out of range for type smallint").
+ */
 export async function freePorts(): Promise<Ports> {
-  const one = () => freePort();
-  return {
-    postgres: await one(),
-    frontend: await one(),
-    frontendHttp: await one(),
-    frontendMembership: await one(),
-    history: await one(),
-    historyMembership: await one(),
-    matching: await one(),
-    matchingMembership: await one(),
-    worker: await one(),
-    workerMembership: await one(),
-    api: await one(),
-    workerMetrics: [await one(), await one()],
-  };
+  for (let attempt = 0; ; attempt++) {
+    const ports = portsFrom(20_000 + 1000 * Math.floor(Math.random() * 12));
+    const all = Object.values(ports).flat();
+    try {
+      for (const port of all) await assertPortFree(port, '127.0.0.1', 'port');
+      return ports;
+    } catch (err) {
+      if (attempt >= 20) throw err;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -493,6 +495,10 @@ export async function startTemporalServer(opts: {
 }): Promise<TemporalServer> {
   for (const port of [opts.ports.frontend, opts.ports.history, opts.ports.matching, opts.ports.worker])
     await assertPortFree(port, '127.0.0.1', 'the Temporal server ports (--port-base)');
+  // The server ignores unknown or mistyped dynamic config keys (it only logs them): refuse them here.
+  const checked = run(opts.server, ['validate-dynamic-config', DYNAMIC_CONFIG_FILE]);
+  if (!checked.ok || /^\s+(error|warning):/m.test(checked.output))
+    throw new Error(`${DYNAMIC_CONFIG_FILE} is not valid:\n${checked.output}`);
   const address = `127.0.0.1:${opts.ports.frontend}`;
   const service = new Service(
     'temporal-server',
@@ -666,7 +672,14 @@ function argValue(name: string): string | undefined {
 
 async function main(): Promise<void> {
   const dir = resolve(argValue('--dir') ?? process.env.STACK_DIR ?? join(cacheDir(), 'stack-prod'));
-  const ports = portsFrom(Number(argValue('--port-base') ?? 17000));
+  const base = Number(argValue('--port-base') ?? 17000);
+  if (!Number.isInteger(base) || base < 1024 || base > 31_000) {
+    console.error(
+      'error: --port-base must be an integer from 1024 to 31000 (membership ports must fit a SMALLINT)',
+    );
+    process.exit(2);
+  }
+  const ports = portsFrom(base);
   const log = (line: string) => console.log(`[stack] ${line}`);
   let stack: Stack;
   try {
