@@ -9,7 +9,7 @@ export default defineConfig({
     setupFiles: ['test/helpers/quiet-sdk.ts'],
     include: ['test/prod/**/*.test.ts'],
     testTimeout: 40 * 60_000,
-    hookTimeout: 10 * 60_000,
+    hookTimeout: 40 * 60_000,
     fileParallelism: false,
   },
 });

@@ -55,86 +55,91 @@ describe(`full outage of ${OUTAGE_MS / 60_000} min on the production stack: the 
   let downAt = 0;
   let upAt = 0;
 
-  beforeAll(async () => {
-    stack = await startProdStack('outage');
-    const anchor = Math.ceil((Date.now() + 10_000) / EVERY_MS) * EVERY_MS;
-    for (const s of SCHEDULES) {
-      await stack.call('POST', '/schedules', {
-        schedule_id: s.id,
-        target: { type: 'JOB', job_type: 'fileRecordedJob' },
-        timing: { kind: 'INTERVAL', every: 'PT30S', anchor: new Date(anchor).toISOString() },
-        misfire: s.misfire,
-        max_lateness_s: MAX_LATENESS_MS / 1000,
-        ...('catch_up_limit' in s ? { catch_up_limit: s.catch_up_limit } : {}),
-      });
-    }
-    // Two slots on time, then everything down mid-way between two slots.
-    await sleep(anchor + EVERY_MS + EVERY_MS / 2 - Date.now());
-    for (const s of SCHEDULES)
-      expect(firedOf((await describeSchedule(stack, s.id)).recent_occurrences).length).toBe(2);
-    downAt = Date.now();
-    await Promise.all([stack.api.kill(), ...stack.workers.map((w) => w.kill()), stack.jobWorker.kill()]);
-    await stack.temporal.service.kill();
-    await stack.postgres.service.stop('SIGQUIT'); // immediate shutdown: recovery from the WAL on start
-    console.info(`[prod full-outage] everything down at ${new Date(downAt).toISOString()}`);
+  beforeAll(
+    async () => {
+      stack = await startProdStack('outage');
+      const anchor = Math.ceil((Date.now() + 10_000) / EVERY_MS) * EVERY_MS;
+      for (const s of SCHEDULES) {
+        await stack.call('POST', '/schedules', {
+          schedule_id: s.id,
+          target: { type: 'JOB', job_type: 'fileRecordedJob' },
+          timing: { kind: 'INTERVAL', every: 'PT30S', anchor: new Date(anchor).toISOString() },
+          misfire: s.misfire,
+          max_lateness_s: MAX_LATENESS_MS / 1000,
+          ...('catch_up_limit' in s ? { catch_up_limit: s.catch_up_limit } : {}),
+        });
+      }
+      // Two slots on time, then everything down mid-way between two slots.
+      await sleep(anchor + EVERY_MS + EVERY_MS / 2 - Date.now());
+      for (const s of SCHEDULES)
+        expect(firedOf((await describeSchedule(stack, s.id)).recent_occurrences).length).toBe(2);
+      downAt = Date.now();
+      await Promise.all([stack.api.kill(), ...stack.workers.map((w) => w.kill()), stack.jobWorker.kill()]);
+      await stack.temporal.service.kill();
+      await stack.postgres.service.stop('SIGQUIT'); // immediate shutdown: recovery from the WAL on start
+      console.info(`[prod full-outage] everything down at ${new Date(downAt).toISOString()}`);
 
-    await sleep(downAt + OUTAGE_MS - Date.now());
-    upAt = Date.now();
-    await stack.postgres.restart();
-    await stack.temporal.restart();
-    await Promise.all(stack.workers.map((w) => w.restart()));
-    await stack.api.restart();
-    await stack.jobWorker.start().waitFor(/ready pid=\d+/, 180_000);
-    console.info(
-      `[prod full-outage] everything up again ${Math.round((Date.now() - upAt) / 1000)} s after the restart began`,
-    );
-
-    // Two on-time slots after the outage, then read what each schedule recorded.
-    for (const s of SCHEDULES) {
-      const description = await eventually(
-        `${s.id}: two on-time slots after the outage`,
-        async () => {
-          const d = await describeSchedule(stack!, s.id);
-          const after = d.recent_occurrences.filter(
-            (o) => Date.parse(o.fire_at) > upAt && o.emitted_at !== null,
-          );
-          return after.length >= 2 ? d : undefined;
-        },
-        5 * 60_000,
-        2000,
-      );
-      const history = await stack.client.workflow.getHandle(scheduleWorkflowId(TENANT, s.id)).fetchHistory();
-      // Nothing ran during the outage, so the first workflow task started after it is the wake that
-      // decided every missed slot (the workflow's clock is that task's start).
-      const firstWake = Math.min(
-        ...(history.events ?? [])
-          .filter((e) => e.workflowTaskStartedEventAttributes && tsMs(e.eventTime) > downAt)
-          .map((e) => tsMs(e.eventTime)),
-      );
-      const missed = description.recent_occurrences.filter((o) => {
-        const due = Date.parse(o.fire_at);
-        return due > downAt && due <= firstWake;
-      });
-      const lateness = (o: Occurrence) => firstWake - Date.parse(o.fire_at);
-      outcomes.set(s.id, {
-        description,
-        missed,
-        late: missed.filter((o) => lateness(o) > MAX_LATENESS_MS + AMBIGUOUS_MS),
-        onTime: missed.filter((o) => lateness(o) < MAX_LATENESS_MS - AMBIGUOUS_MS),
-        ambiguous: missed.filter((o) => Math.abs(lateness(o) - MAX_LATENESS_MS) <= AMBIGUOUS_MS),
-        firstWake,
-      });
-    }
-    finals = await cancelAndSettle(
-      stack,
-      SCHEDULES.map((s) => s.id),
-    );
-    for (const [id, o] of outcomes) {
+      await sleep(downAt + OUTAGE_MS - Date.now());
+      upAt = Date.now();
+      await stack.postgres.restart();
+      await stack.temporal.restart();
+      await Promise.all(stack.workers.map((w) => w.restart()));
+      await stack.api.restart();
+      await stack.jobWorker.start().waitFor(/ready pid=\d+/, 180_000);
       console.info(
-        `[prod full-outage ${id}] down ${Math.round((upAt - downAt) / 1000)} s, first wake ${Math.round((o.firstWake - upAt) / 1000)} s after the restart began; missed ${o.missed.length} (late ${o.late.length}, on time ${o.onTime.length}, ambiguous ${o.ambiguous.length}); fired of the missed ${firedOf(o.missed).length}; counters ${JSON.stringify(o.description.counters)}`,
+        `[prod full-outage] everything up again ${Math.round((Date.now() - upAt) / 1000)} s after the restart began`,
       );
-    }
-  });
+
+      // Two on-time slots after the outage, then read what each schedule recorded.
+      for (const s of SCHEDULES) {
+        const description = await eventually(
+          `${s.id}: two on-time slots after the outage`,
+          async () => {
+            const d = await describeSchedule(stack!, s.id);
+            const after = d.recent_occurrences.filter(
+              (o) => Date.parse(o.fire_at) > upAt && o.emitted_at !== null,
+            );
+            return after.length >= 2 ? d : undefined;
+          },
+          5 * 60_000,
+          2000,
+        );
+        const history = await stack.client.workflow
+          .getHandle(scheduleWorkflowId(TENANT, s.id))
+          .fetchHistory();
+        // Nothing ran during the outage, so the first workflow task started after it is the wake that
+        // decided every missed slot (the workflow's clock is that task's start).
+        const firstWake = Math.min(
+          ...(history.events ?? [])
+            .filter((e) => e.workflowTaskStartedEventAttributes && tsMs(e.eventTime) > downAt)
+            .map((e) => tsMs(e.eventTime)),
+        );
+        const missed = description.recent_occurrences.filter((o) => {
+          const due = Date.parse(o.fire_at);
+          return due > downAt && due <= firstWake;
+        });
+        const lateness = (o: Occurrence) => firstWake - Date.parse(o.fire_at);
+        outcomes.set(s.id, {
+          description,
+          missed,
+          late: missed.filter((o) => lateness(o) > MAX_LATENESS_MS + AMBIGUOUS_MS),
+          onTime: missed.filter((o) => lateness(o) < MAX_LATENESS_MS - AMBIGUOUS_MS),
+          ambiguous: missed.filter((o) => Math.abs(lateness(o) - MAX_LATENESS_MS) <= AMBIGUOUS_MS),
+          firstWake,
+        });
+      }
+      finals = await cancelAndSettle(
+        stack,
+        SCHEDULES.map((s) => s.id),
+      );
+      for (const [id, o] of outcomes) {
+        console.info(
+          `[prod full-outage ${id}] down ${Math.round((upAt - downAt) / 1000)} s, first wake ${Math.round((o.firstWake - upAt) / 1000)} s after the restart began; missed ${o.missed.length} (late ${o.late.length}, on time ${o.onTime.length}, ambiguous ${o.ambiguous.length}); fired of the missed ${firedOf(o.missed).length}; counters ${JSON.stringify(o.description.counters)}`,
+        );
+      }
+    },
+    OUTAGE_MS + 20 * 60_000,
+  );
 
   afterAll(async () => {
     await stack?.teardown();
