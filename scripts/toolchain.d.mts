@@ -9,3 +9,10 @@ export function ensureTemporalCli(opts?: { log?: (line: string) => void }): Prom
 export function ensureTestServer(opts?: { log?: (line: string) => void }): Promise<string | null>;
 export function ensureNodeDependencies(opts?: { log?: (line: string) => void }): void;
 export function ensurePythonTestDependencies(opts?: { log?: (line: string) => void }): void;
+export const TEMPORAL_CLI_MODULE: string;
+export const TEMPORAL_SERVER_VERSION: string;
+export const TEMPORAL_SERVER_MODULE: string;
+export function findTemporalServer(): { server: string; sqlTool: string } | null;
+export function ensureTemporalServer(opts?: {
+  log?: (line: string) => void;
+}): Promise<{ server: string; sqlTool: string }>;

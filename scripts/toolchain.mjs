@@ -14,6 +14,9 @@ import { fileURLToPath } from 'node:url';
 
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
+/** The server the CLI's dev server embeds, for the production topology (scripts/stack-prod.ts). */
+export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
 const SDK_DOWNLOAD_HOST = 'https://temporal.download';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -85,29 +88,18 @@ function heartbeat(log, what) {
   return () => clearInterval(timer);
 }
 
-/** Builds the CLI with Go unless it is already there. Returns its path. */
-export async function ensureTemporalCli({ log = console.error } = {}) {
-  const found = findTemporalCli();
-  if (found) return found;
-  if (!commandWorks('go', ['version'])) {
-    if (await sdkDownloadReachable()) {
-      log('Go is not installed; the Temporal SDK will download its own dev server.');
-      return null;
-    }
-    throw new ToolchainError(
-      `Go is not installed and the Temporal CLI is not on PATH: install Go >= 1.23 (then rerun; the CLI is built from the Go module proxy), or set TEMPORAL_CLI_PATH to a temporal binary, or set TEMPORAL_ADDRESS to a running server`,
-    );
-  }
-  const target = cachedCliPath();
-  const staging = `${dirname(target)}.partial-${process.pid}`;
+/**
+ * `go install`s `packages` (full package paths with @version) through the Go module proxy into `dir`,
+ * atomically: a half-finished build never sits at `dir`. `binaries` are the names that must result.
+ */
+async function goInstallInto(dir, packages, binaries, { log, what }) {
+  const staging = `${dir}.partial-${process.pid}`;
   mkdirSync(staging, { recursive: true });
-  log(
-    `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into ${dirname(target)} (first time only; takes a few minutes)…`,
-  );
-  const stop = heartbeat(log, 'building the Temporal CLI');
+  log(`Building ${what} with Go into ${dir} (first time only; takes a few minutes)…`);
+  const stop = heartbeat(log, `building ${what}`);
   try {
     const code = await new Promise((resolveExit, reject) => {
-      const child = spawn('go', ['install', `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], {
+      const child = spawn('go', ['install', ...packages], {
         env: {
           ...process.env,
           GOBIN: staging,
@@ -130,19 +122,81 @@ export async function ensureTemporalCli({ log = console.error } = {}) {
       child.on('error', reject);
       child.on('exit', resolveExit);
     });
-    if (code !== 0 || !existsSync(join(staging, 'temporal'))) {
+    if (code !== 0 || !binaries.every((b) => existsSync(join(staging, b)))) {
       throw new ToolchainError(
-        `go install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION} failed (exit ${code}): check that the Go module proxy is reachable (GOPROXY=${process.env.GOPROXY ?? 'default'})`,
+        `go install ${packages.join(' ')} failed (exit ${code}): check that the Go module proxy is reachable (GOPROXY=${process.env.GOPROXY ?? 'default'})`,
       );
     }
-    rmSync(dirname(target), { recursive: true, force: true });
-    renameSync(staging, dirname(target));
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dirname(dir), { recursive: true });
+    renameSync(staging, dir);
   } finally {
     stop();
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+function requireGo(what) {
+  if (!commandWorks('go', ['version']))
+    throw new ToolchainError(
+      `Go is not installed: install Go >= 1.23 (then rerun; ${what} is built from the Go module proxy)`,
+    );
+}
+
+/** Builds the CLI with Go unless it is already there. Returns its path. */
+export async function ensureTemporalCli({ log = console.error } = {}) {
+  const found = findTemporalCli();
+  if (found) return found;
+  if (!commandWorks('go', ['version'])) {
+    if (await sdkDownloadReachable()) {
+      log('Go is not installed; the Temporal SDK will download its own dev server.');
+      return null;
+    }
+    throw new ToolchainError(
+      `Go is not installed and the Temporal CLI is not on PATH: install Go >= 1.23 (then rerun; the CLI is built from the Go module proxy), or set TEMPORAL_CLI_PATH to a temporal binary, or set TEMPORAL_ADDRESS to a running server`,
+    );
+  }
+  const target = cachedCliPath();
+  await goInstallInto(dirname(target), [`${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], ['temporal'], {
+    log,
+    what: `the Temporal CLI ${TEMPORAL_CLI_VERSION}`,
+  });
   log(`Temporal CLI ready: ${target}`);
   return target;
+}
+
+/**
+ * The Temporal server and its SQL schema tool (the production topology's server, at the version the dev
+ * server embeds), built from the Go module proxy: `go install` names the binaries `server` and `sql`.
+ */
+function temporalServerDir() {
+  return join(cacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION.replace(/^v/, '')}`);
+}
+
+export function findTemporalServer() {
+  const dir = temporalServerDir();
+  const server = join(dir, 'server');
+  const sqlTool = join(dir, 'sql');
+  return existsSync(server) && existsSync(sqlTool) ? { server, sqlTool } : null;
+}
+
+/** Builds the Temporal server and temporal-sql-tool with Go unless they are there. */
+export async function ensureTemporalServer({ log = console.error } = {}) {
+  const found = findTemporalServer();
+  if (found) return found;
+  requireGo('the Temporal server');
+  await goInstallInto(
+    temporalServerDir(),
+    [
+      `${TEMPORAL_SERVER_MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+      `${TEMPORAL_SERVER_MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+    ],
+    ['server', 'sql'],
+    { log, what: `the Temporal server ${TEMPORAL_SERVER_VERSION} and temporal-sql-tool` },
+  );
+  const found2 = findTemporalServer();
+  log(`Temporal server ready: ${found2.server}`);
+  return found2;
 }
 
 function testServerDir() {
