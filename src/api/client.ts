@@ -40,6 +40,7 @@ import {
   type DefinitionMemo,
   describeQuery,
   editUpdate,
+  FIRST_SLOT_BATCH,
   INVALID_REQUEST,
   INVALID_STATE,
   pauseSignal,
@@ -405,7 +406,23 @@ export class SchedulerClient {
       await this.options.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
         taskQueue: this.options.taskQueue,
         workflowId: scheduleWorkflowId(this.tenant, scheduleId),
-        args: [{ identity, spec, defaultJobTaskQueue: this.options.jobTaskQueue, createdAt }],
+        args: [
+          {
+            identity,
+            spec,
+            defaultJobTaskQueue: this.options.jobTaskQueue,
+            createdAt,
+            // The calendar's first batch, as the slot activity would compute it: the schedule knows its
+            // next runs from its first workflow task.
+            firstBatch: computeSlots({
+              scheduleId,
+              spec,
+              createdAt,
+              after: createdAt,
+              count: FIRST_SLOT_BATCH,
+            }),
+          },
+        ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
         memo: { [DEFINITION_MEMO]: definition, [VERSION_MEMO]: 1 },

@@ -197,22 +197,7 @@ export const NextRun = z.object({
 });
 export type NextRun = z.infer<typeof NextRun>;
 
-/** A calendar slot as the API shows it. */
-export function toNextRun(slot: {
-  scheduledFor: string;
-  fireAt: string;
-  local: string;
-  label?: string;
-  adjustments: Array<{ kind: string; note: string }>;
-}): NextRun {
-  return {
-    scheduled_for: slot.scheduledFor,
-    fire_at: slot.fireAt,
-    local: slot.local,
-    ...(slot.label ? { label: slot.label } : {}),
-    adjustments: slot.adjustments,
-  };
-}
+export { toNextRun } from './views.js';
 
 /** What the `describe` query returns. */
 export const ScheduleDescription = z.object({

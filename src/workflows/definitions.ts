@@ -17,6 +17,13 @@ import type {
 
 export const SCHEDULE_WORKFLOW_TYPE = 'scheduleWorkflow';
 
+/**
+ * Slots in the first batch of a calendar (a new schedule, or just edited): few, so the first workflow task
+ * of a new schedule is cheap under a creation storm. The SDK computes a new schedule's first batch with it
+ * and hands it to the workflow (ScheduleWorkflowInput.firstBatch).
+ */
+export const FIRST_SLOT_BATCH = 5;
+
 export const pauseSignal = defineSignal<[{ note?: string }?]>('pause');
 /**
  * Resume a paused schedule, or one whose owner was revoked. `owner_ref` (set by the API to the caller)

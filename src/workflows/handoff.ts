@@ -74,8 +74,8 @@ export async function startJob(
   }
 }
 
-const { startJobWorkflow } = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>({
-  // One start RPC; a worker that dies mid-call is replaced by the retried workflow task anyway.
+// One start RPC; a worker that dies mid-call is replaced by the retried task anyway.
+const jobStartActivityOptions = {
   startToCloseTimeout: '10s',
   scheduleToCloseTimeout: '2m',
   retry: {
@@ -84,11 +84,18 @@ const { startJobWorkflow } = wf.proxyLocalActivities<Pick<HandoffActivities, 'st
     maximumInterval: '20s',
     nonRetryableErrorTypes: ['PermanentHandoffError'],
   },
-});
+} satisfies wf.ActivityOptions;
+const startJobLocally =
+  wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(
+    jobStartActivityOptions,
+  ).startJobWorkflow;
+const startJobInTask =
+  wf.proxyActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(jobStartActivityOptions).startJobWorkflow;
 
 /**
- * Starts the job from a local activity of the current workflow task. `emission` names this hand-off for
- * the server's request deduplication: the same on every attempt of the task, different for another
+ * Starts the job from an activity: a regular one since v0.3 (`local: false`), a local one of the current
+ * workflow task before (see PATCH_NO_LOCAL_ACTIVITIES in schedule.ts for why). `emission` names this
+ * hand-off for the server's request deduplication: the same on every attempt, different for another
  * emission of the slot.
  */
 export function startJobInActivity(
@@ -96,8 +103,9 @@ export function startJobInActivity(
   occurrence: OccurrenceEnvelope,
   defaultTaskQueue: string,
   emission: string,
+  local: boolean,
 ): Promise<JobStartResult> {
-  return startJobWorkflow({
+  return (local ? startJobLocally : startJobInTask)({
     ...jobStartOptions(target, occurrence, defaultTaskQueue),
     occurrence,
     requestId: emission,

@@ -7,31 +7,32 @@ import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
 import type { HandoffActivities } from '../activities/handoff.js';
 import type { CalendarCursor, Slot } from '../calendar/index.js';
-import {
-  type BackfillRequest,
-  type BackfillResult,
-  type CancelRequest,
-  type EditRequest,
-  type EditResult,
-  type NextRun,
-  type Occurrence,
-  type OccurrenceEnvelope,
-  type ScheduleCounters,
-  type ScheduleDescription,
-  type ScheduleIdentity,
-  type ScheduleSpec,
-  type ScheduleStatus,
-  type TriggerRequest,
-  toNextRun,
+import type {
+  BackfillRequest,
+  BackfillResult,
+  CancelRequest,
+  EditRequest,
+  EditResult,
+  NextRun,
+  Occurrence,
+  OccurrenceEnvelope,
+  ScheduleCounters,
+  ScheduleDescription,
+  ScheduleIdentity,
+  ScheduleSpec,
+  ScheduleStatus,
+  TriggerRequest,
 } from '../model/contracts.js';
 import { canonicalInstant, idempotencyKey, occurrenceId } from '../model/ids.js';
 import type { SlotBatch, SlotBatchRequest } from '../model/slots.js';
+import { toNextRun } from '../model/views.js';
 import { workflowNow, workflowNowIso } from './clock.js';
 import {
   backfillUpdate,
   cancelUpdate,
   describeQuery,
   editUpdate,
+  FIRST_SLOT_BATCH,
   INVALID_REQUEST,
   INVALID_STATE,
   ownerRevokedSignal,
@@ -74,12 +75,20 @@ export const PATCH_PER_FIRE_COST = 'issue-9-local-job-start-and-changed-attribut
  */
 export const PATCH_HANDLERS_WHILE_DRAINING = 'v0.3-handlers-while-draining';
 
-const SLOT_BATCH = 100;
 /**
- * The first batch of a run's calendar (a new schedule, or the first after an edit) is small, so the first
- * workflow task of a new schedule is cheap: under a creation storm thousands of them queue up at once.
+ * Patch of v0.3: slot batches and job starts come from regular activities, no longer from local ones. With
+ * TypeScript SDK 1.24.0 a local activity's marker can be recorded in a workflow task whose activation never
+ * saw its result: a query delivered with the task is answered while the local activity runs, and sdk-core
+ * then completes the task with the marker and forces a new one. Whatever that new task carries (an update,
+ * a signal, an activity result) is seen before the local activity's result live, after it on replay: a
+ * nondeterminism error at every rebuild of the run, and the schedule stops. Found by racing API processes
+ * (test/integration/api-races.test.ts); reproduced and measured in RELIABILITY.md. A regular activity's
+ * result is an event of its own, in the same place live and on replay. Cost: one more workflow task per
+ * JOB fire and per slot batch (BENCHMARKS.md). Asked once at the run's start, like the patches above.
  */
-const FIRST_SLOT_BATCH = 5;
+export const PATCH_NO_LOCAL_ACTIVITIES = 'v0.3-no-local-activities';
+
+const SLOT_BATCH = 100;
 const RECENT_LIMIT = 256;
 const NEXT_RUNS_SHOWN = 10;
 /** Handoffs started per pass of the loop; the rest wait in `pendingFires` (and survive continue-as-new). */
@@ -93,12 +102,13 @@ const PATCH_SMALL_FIRST_BATCH = 'small-first-slot-batch';
 /** An edit upserts the new version into the memo (VERSION_MEMO), which the SDK reads without a worker. */
 const PATCH_VERSION_MEMO = 'version-memo';
 
-const { computeSlotBatch } = wf.proxyLocalActivities<{
-  computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch>;
-}>({
+type SlotActivities = { computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch> };
+const slotActivityOptions = {
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 5 },
-});
+} satisfies wf.ActivityOptions;
+const slotsLocally = wf.proxyLocalActivities<SlotActivities>(slotActivityOptions);
+const slotsInTask = wf.proxyActivities<SlotActivities>(slotActivityOptions);
 const { handOff } = wf.proxyActivities<HandoffActivities>({
   // Short, so a hand-off whose worker died is retried soon; an EVENT's POST gives up after 15 s itself.
   startToCloseTimeout: '20s',
@@ -163,6 +173,12 @@ export interface ScheduleWorkflowInput {
    * passes none): the workflow's start (server time).
    */
   createdAt?: string;
+  /**
+   * The calendar's first batch (FIRST_SLOT_BATCH slots after `createdAt`), computed by the SDK with the
+   * same function as the slot activity and recorded here, in the start event: a new schedule needs no
+   * activity before it knows its next runs (since the patch v0.3-no-local-activities).
+   */
+  firstBatch?: SlotBatch;
   /** Set by continue-as-new. */
   state?: ScheduleState;
   /** History length after which the run continues as new (tests lower it). */
@@ -214,12 +230,15 @@ function initialState(input: ScheduleWorkflowInput): ScheduleState {
 export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
   const perFireCost = wf.patched(PATCH_PER_FIRE_COST);
   const servesHandlersWhileDraining = wf.patched(PATCH_HANDLERS_WHILE_DRAINING);
+  const localActivities = !wf.patched(PATCH_NO_LOCAL_ACTIVITIES);
+  const { computeSlotBatch } = localActivities ? slotsLocally : slotsInTask;
+  let givenFirstBatch = input.state === undefined && !localActivities ? input.firstBatch : undefined;
   const s: ScheduleState = input.state ?? initialState(input);
   const commands: Command[] = [];
   let wake = false;
   let handoffsInFlight = 0;
-  /** Jobs being started from local activities (they resolve within the workflow task that started them). */
-  let localStartsInFlight = 0;
+  /** Jobs being started from an activity (a local one before v0.3: resolved within the task that started it). */
+  let jobStartsInFlight = 0;
   /** ONE_TIME, DELAY and DEADLINE end when their occurrences have run; they end FAILED if one failed. */
   const endsAfterItsSlots = () => ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(s.spec.timing.kind);
   const isFixedDelay = () => s.spec.timing.kind === 'INTERVAL' && s.spec.timing.mode === 'FIXED_DELAY';
@@ -393,17 +412,18 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     void (async () => {
       try {
         if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
-          // Nothing here waits for the job: start it from a local activity of this very workflow task,
-          // whose result is recorded with the task (one task per fire, no child events). The request ID
-          // names this emission, so a task retried after a crash gets back the run it already started.
-          localStartsInFlight += 1;
+          // Nothing here waits for the job: start it from an activity (no child events, no child to
+          // outlive the schedule). The request ID names this emission, so a start retried after a crash
+          // gets back the run it already started.
+          jobStartsInFlight += 1;
           const started = await startJobInActivity(
             target,
             envelope(occ),
             input.defaultJobTaskQueue,
             `${wf.workflowInfo().runId}/${s.counters.fired}`,
+            localActivities,
           ).finally(() => {
-            localStartsInFlight -= 1;
+            jobStartsInFlight -= 1;
           });
           occ.target_ref = started.workflowId;
           occ.attempt = started.attempt;
@@ -545,9 +565,12 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       if (last && Date.parse(last.fireAt) > now) return;
       // No cursor yet: the first batch of this calendar (a new schedule, or just edited).
       const first = s.cursor === null && wf.patched(PATCH_SMALL_FIRST_BATCH);
-      const batch = await computeSlotBatch(
-        slotRequest(last?.scheduledFor ?? s.watermark, first ? { count: FIRST_SLOT_BATCH } : {}),
-      );
+      const batch =
+        givenFirstBatch ??
+        (await computeSlotBatch(
+          slotRequest(last?.scheduledFor ?? s.watermark, first ? { count: FIRST_SLOT_BATCH } : {}),
+        ));
+      givenFirstBatch = undefined;
       s.buffer.push(...batch.slots);
       s.cursor = batch.cursor;
       s.exhausted = batch.exhausted;
@@ -861,11 +884,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     }
 
     if (s.pendingFires.length > 0) continue; // more of a catch-up to hand off
-    if (localStartsInFlight > 0) {
-      // Jobs started from local activities resolve within this workflow task: live one by one, on replay
-      // possibly together. Arming the sleep's timer only once all resolved keeps the task's commands (and
-      // timer IDs) independent of how their results were batched.
-      await wf.condition(() => localStartsInFlight === 0);
+    if (jobStartsInFlight > 0) {
+      // Local activities (before v0.3) resolve within this workflow task: live one by one, on replay
+      // possibly together; arming the sleep's timer only once all resolved keeps the task's commands (and
+      // timer IDs) independent of how their results were batched. A regular activity's start completes
+      // with a later task: waiting for it spares a sleep timer cancelled and started again per fire, and
+      // a command that arrives meanwhile is applied at once.
+      await wf.condition(() => jobStartsInFlight === 0 || (!localActivities && commands.length > 0));
       continue;
     }
     const next = s.status === 'ACTIVE' ? nextFireAt() : null;

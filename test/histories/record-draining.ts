@@ -72,7 +72,17 @@ try {
     60_000,
   );
   await stack.sdk.cancel('draining-edit');
-  await save('draining-edit-first-run', 'draining-edit', full.firstExecutionRunId);
+  // The run that answered the edit while it drained, then continued as new (earlier runs may have
+  // continued as new without a hand-off in flight).
+  for (let runId: string | undefined = full.firstExecutionRunId; runId; ) {
+    const history = await stack.client.workflow.getHandle(full.workflowId, runId).fetchHistory();
+    const last = history.events?.at(-1);
+    if (history.events?.some((e) => e.workflowExecutionUpdateCompletedEventAttributes)) {
+      await save('draining-edit-continued', 'draining-edit', runId);
+      break;
+    }
+    runId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
 
   sink.hold();
   const before = sink.received();

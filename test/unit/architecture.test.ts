@@ -130,6 +130,25 @@ describe('architecture: dependencies run one way', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('workflow code loads no zod: its bundle reaches the contracts through types only', () => {
+    // Every module of the workflow bundle is set up again in each cached workflow's context; zod and every
+    // contract schema there cost 1.3 MB of bundle and per-workflow CPU and memory (BENCHMARKS.md).
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const e of edges) if (e.file === file && e.target && !e.typeOnly) visit(e.target);
+    };
+    visit('workflows/index.ts');
+    expect(reached.has('workflows/schedule.ts')).toBe(true);
+    expect([
+      ...[...reached].filter((f) => ['model/contracts.ts', 'model/http.ts', 'model/index.ts'].includes(f)),
+      ...edges
+        .filter((e) => reached.has(e.file) && e.specifier === 'zod')
+        .map((e) => `${e.file} imports zod`),
+    ]).toEqual([]);
+  });
+
   it("the package's client entry (src/index.ts) reaches no worker, server or test-kit code", () => {
     // What `import 'durable-scheduler'` loads: every module index.ts reaches through value imports.
     const reached = new Set<string>();

@@ -6,7 +6,11 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { workflowsPath } from '../../src/worker.js';
-import { PATCH_HANDLERS_WHILE_DRAINING, PATCH_PER_FIRE_COST } from '../../src/workflows/schedule.js';
+import {
+  PATCH_HANDLERS_WHILE_DRAINING,
+  PATCH_NO_LOCAL_ACTIVITIES,
+  PATCH_PER_FIRE_COST,
+} from '../../src/workflows/schedule.js';
 import '../helpers/quiet-sdk.js';
 
 // Every history recorded by test/histories/record.ts, for every release, replayed against today's
@@ -106,11 +110,30 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
     for (const file of recorded) expect(hasMarker(decode(file), PATCH_HANDLERS_WHILE_DRAINING)).toBe(true);
   });
 
+  it('v0.3.0 runs use no local activity (patch v0.3-no-local-activities): slots and job starts are events', () => {
+    const localActivityMarkers = (events: ReturnType<typeof decode>) =>
+      events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+    for (const file of files.filter((f) => basename(dirname(f)) === 'v0.2.0')) {
+      if (basename(file) === 'allow-then-skip.binpb.gz')
+        expect(localActivityMarkers(decode(file))).toBeGreaterThan(0);
+    }
+    for (const file of recorded) {
+      const events = decode(file);
+      expect(hasMarker(events, PATCH_NO_LOCAL_ACTIVITIES)).toBe(true);
+      expect(localActivityMarkers(events)).toBe(0);
+    }
+    const activitiesOf = (name: string) =>
+      named(name).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+    expect(activitiesOf('allow-then-skip')).toContain('startJobWorkflow');
+    // A one-time schedule's only slot came with its start event (the SDK's first batch): no slot activity.
+    expect(activitiesOf('one-time')).not.toContain('computeSlotBatch');
+  });
+
   it('the recorded runs answered their updates while a hand-off was in flight', () => {
     const completedUpdates = (events: ReturnType<typeof decode>) =>
       events.filter((e) => e.workflowExecutionUpdateCompletedEventAttributes).length;
     // The edit is answered, then the run continues as new once the held hand-off finished.
-    const edit = named('draining-edit-first-run');
+    const edit = named('draining-edit-continued');
     expect(completedUpdates(edit)).toBe(1);
     expect(edit.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
     // Cancel, then delete during the final wait; the run closes after the hand-off.
