@@ -152,6 +152,23 @@ export async function pool<T, R>(
   return out;
 }
 
+/** What a process used so far, from Linux /proc (NaN elsewhere or once it exited): user + system CPU
+ * seconds, resident set size now and its peak (bytes). */
+export function procStats(pid: number | undefined): { cpuS: number; rssBytes: number; peakRssBytes: number } {
+  let cpuS = Number.NaN;
+  let rssBytes = Number.NaN;
+  let peakRssBytes = Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    cpuS = (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
+    rssBytes = kb('VmRSS');
+    peakRssBytes = kb('VmHWM');
+  } catch {}
+  return { cpuS, rssBytes, peakRssBytes };
+}
+
 /** The q-quantile of ascending `sorted` (nearest rank); NaN when empty. */
 export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;

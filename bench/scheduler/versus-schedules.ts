@@ -1,0 +1,560 @@
+/**
+ * This scheduler against Temporal's own Schedules (issue #9), side by side in one run, each side on its
+ * own fresh Temporal dev server (temp SQLite file, so its size can be measured at the end).
+ *
+ *   node --import tsx bench/scheduler/versus-schedules.ts [--schedules 1000] [--side both|ours|temporal]
+ *        [--concurrency 20] [--lead <s>] [--deadline <s>] [--jitter PT30S] [--history-sample 1000]
+ *        [--idle] [--idle-months 1] [--idle-window 60]
+ *   (or: npm run bench:schedules -- --schedules 1000)
+ *
+ * Burst (default): N recurring schedules whose cron spec (`m h * * *`, UTC) is due at the same minute T,
+ * created at `--concurrency` before T. Temporal's side: `client.schedule.create` with that cron spec and
+ * the action startWorkflow `noopJob` on the job queue (overlap ALLOW_ALL). Our side: the SDK's `create`
+ * (CRON timing, JOB target `noopJob`, overlap ALLOW). Processes: the dev server, a job worker process
+ * (test/fixtures/worker-process.ts, ROLES=jobs) and, ours only, a scheduler worker process (ROLES=scheduler,
+ * tuned by src/worker.ts); this bench is the client. The burst ends once every expected job workflow has
+ * COMPLETED (counted from the job side, visibility, polled every second). Reported per side:
+ * - lateness: the job workflow's start time (visibility) − its slot (with --jitter: − the slot's jittered
+ *   fire time), p50/p95/p99/max; fires, slots lost (no job) and doubled (more than one job);
+ * - CPU (user+sys from /proc) of the dev server, the scheduler worker and the job worker, from 5 s before
+ *   T to the end of the burst, and the scheduler worker's RSS (now / peak);
+ * - history events per fire of the schedule's own workflow (ours: the schedule workflow; Temporal's:
+ *   `temporal-sys-scheduler:<id>`), the events with a time from 1 s before T on, fetched 5 s after the
+ *   burst, over `--history-sample` schedules;
+ * - creates/s.
+ *
+ * Idle (--idle): N schedules whose only run is `--idle-months` months ahead (`0 0 1 <month> *`). Reports
+ * the creation rate, the scheduler worker's RSS, the dev server's RSS and the database size every N/10
+ * creates (growth per schedule), then, once the processes are quiet, the CPU they use in an idle window.
+ *
+ * Every table is printed with the load averages before and after its side (the machine is shared).
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
+import { findTemporalCli } from '../../scripts/toolchain.mjs';
+import type { ScheduleDescription } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { computeSlots } from '../../src/model/slots.js';
+import { schedulerWorkerTuning } from '../../src/worker.js';
+import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
+import {
+  JOB_QUEUE,
+  pool,
+  procStats,
+  quantile,
+  type Stack,
+  startStack,
+  startWorker,
+  stopStack,
+  type WorkerProcess,
+} from '../../test/integration/support.js';
+
+const { values } = parseArgs({
+  options: {
+    schedules: { type: 'string', default: '1000' },
+    side: { type: 'string', default: 'both' },
+    concurrency: { type: 'string', default: '20' },
+    lead: { type: 'string' },
+    jitter: { type: 'string' },
+    'history-sample': { type: 'string', default: '1000' },
+    deadline: { type: 'string' },
+    idle: { type: 'boolean', default: false },
+    'idle-months': { type: 'string', default: '1' },
+    'idle-window': { type: 'string', default: '60' },
+  },
+});
+type Side = 'ours' | 'temporal';
+const N = Number(values.schedules);
+const CONCURRENCY = Number(values.concurrency);
+const SIDES: Side[] =
+  values.side === 'both' ? ['ours', 'temporal'] : values.side === 'ours' ? ['ours'] : ['temporal'];
+if (!['both', 'ours', 'temporal'].includes(values.side!)) throw new Error('--side is both, ours or temporal');
+// Lead time before T: creation must end before it (a slot created after T is tomorrow's).
+const LEAD_S = Number(values.lead ?? 30 + N / 25);
+const JITTER = values.jitter;
+const HISTORY_SAMPLE = Number(values['history-sample']);
+/** How long after T the burst may take before the side is reported as not finished. */
+const DEADLINE_MS = Number(values.deadline ?? Math.max(360, N * 0.06)) * 1000;
+const IDLE = values.idle!;
+const IDLE_MONTHS = Number(values['idle-months']);
+const IDLE_WINDOW_S = Number(values['idle-window']);
+const TENANT = 'acme';
+
+const t0 = Date.now();
+const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
+const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+const sec = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '—');
+const mib = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)} MiB` : '—');
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const eventName = (e: object) => {
+  const key = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]);
+  return key ? key.replace(/EventAttributes$/, '') : 'unknown';
+};
+const scheduleIds = (side: Side) =>
+  Array.from({ length: N }, (_, i) => `${side === 'ours' ? 'vs' : 'tvs'}-${String(i).padStart(6, '0')}`);
+/** Temporal's schedule starts `<action workflowId>-<nominal time, RFC 3339>`. */
+const TEMPORAL_JOB_ID = /^tjob-(tvs-\d+)-(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/;
+/** The schedule's own workflow: where its per-fire history cost is counted. */
+const ownWorkflowId = (side: Side, id: string) =>
+  side === 'ours' ? scheduleWorkflowId(TENANT, id) : `temporal-sys-scheduler:${id}`;
+
+async function retry<T>(what: string, fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts) throw new Error(`${what}: ${(err as Error).message}`);
+      await sleep(250 * i);
+    }
+  }
+}
+
+/** The dev server's SQLite files (db, -wal, -shm): their apparent size, as `du -b` counts it. */
+function dbBytes(stack: Stack): number {
+  return readdirSync(stack.dir)
+    .filter((f) => /^temporal\.db(-wal|-shm)?$/.test(f))
+    .reduce((s, f) => s + statSync(join(stack.dir, f)).size, 0);
+}
+
+interface Procs {
+  server: number | undefined;
+  scheduler: number | undefined;
+  jobs: number | undefined;
+}
+const cpuOf = (p: Procs) => ({
+  server: procStats(p.server).cpuS,
+  scheduler: p.scheduler === undefined ? 0 : procStats(p.scheduler).cpuS,
+  jobs: procStats(p.jobs).cpuS,
+});
+
+async function startSide(
+  side: Side,
+): Promise<{ stack: Stack; procs: Procs; schedulerWorker?: WorkerProcess }> {
+  const stack = await startStack(`bench-vs-${side}`);
+  log(`${side}: dev server ${stack.server.address} (db in ${stack.dir})`);
+  const [jobs, schedulerWorker] = await Promise.all([
+    startWorker(stack, { ROLES: 'jobs' }),
+    side === 'ours' ? startWorker(stack, { ROLES: 'scheduler' }) : Promise.resolve(undefined),
+  ]);
+  log(`${side}: workers polling`);
+  return {
+    stack,
+    procs: { server: stack.server.process.pid, scheduler: schedulerWorker?.child.pid, jobs: jobs.child.pid },
+    schedulerWorker,
+  };
+}
+
+/** Creates one schedule on `side` whose cron spec is `cron` (UTC). */
+async function createOne(side: Side, stack: Stack, id: string, cron: string): Promise<void> {
+  if (side === 'ours') {
+    await stack.sdk.create({
+      schedule_id: id,
+      target: { type: 'JOB', job_type: 'noopJob' },
+      timing: { kind: 'CRON', expression: cron, timezone: 'UTC' },
+      overlap: 'ALLOW',
+      max_lateness_s: 3600, // lateness is measured here, not judged: no slot may be dropped as a misfire
+      ...(JITTER ? { jitter: JITTER } : {}),
+    });
+  } else {
+    await stack.client.schedule.create({
+      scheduleId: id,
+      spec: { cronExpressions: [cron], ...(JITTER ? { jitter: JITTER as '30s' } : {}) },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'noopJob',
+        taskQueue: JOB_QUEUE,
+        workflowId: `tjob-${id}`,
+        args: [{ occurrence_id: id }],
+      },
+      policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 hour' },
+    });
+  }
+}
+
+async function createAll(
+  side: Side,
+  stack: Stack,
+  ids: string[],
+  cron: string,
+  onEach?: (n: number) => void,
+) {
+  let created = 0;
+  const start = Date.now();
+  await pool(ids, CONCURRENCY, async (id) => {
+    await retry(`create ${id}`, () => createOne(side, stack, id, cron));
+    created += 1;
+    onEach?.(created);
+  });
+  return Date.now() - start;
+}
+
+interface BurstResult {
+  side: Side;
+  loadBefore: string;
+  loadAfter: string;
+  createMs: number;
+  T: number;
+  fires: number;
+  lost: number;
+  doubled: number;
+  lateness: number[];
+  spread: number[];
+  jitterMismatches: number | null;
+  burstDoneMs: number | null;
+  cpu: { server: number; scheduler: number; jobs: number };
+  schedulerRss: { rssBytes: number; peakRssBytes: number } | null;
+  jobsRss: number;
+  events: { perFire: number; byType: string; sampled: number; wfts: number };
+  dbBytes: number;
+  note: string;
+}
+
+async function jobsDone(client: Client): Promise<number> {
+  return (await client.workflow.count(`WorkflowType = 'noopJob' AND ExecutionStatus = 'Completed'`)).count;
+}
+
+async function burst(side: Side): Promise<BurstResult> {
+  const loadBefore = loadavg();
+  const { stack, procs, schedulerWorker } = await startSide(side);
+  try {
+    const { client } = stack;
+    const T = Math.ceil((Date.now() + LEAD_S * 1000) / 60_000) * 60_000;
+    const tDate = new Date(T);
+    const cron = `${tDate.getUTCMinutes()} ${tDate.getUTCHours()} * * *`;
+    const ids = scheduleIds(side);
+    log(`${side}: creating ${N} schedules, cron '${cron}' UTC (T = ${tDate.toISOString()})`);
+    const createMs = await createAll(side, stack, ids, cron);
+    log(
+      `${side}: created in ${(createMs / 1000).toFixed(1)} s (${(N / (createMs / 1000)).toFixed(1)}/s); ${((T - Date.now()) / 1000).toFixed(0)} s until T`,
+    );
+    if (Date.now() > T - 5000)
+      throw new Error(`${side}: creation ended after T − 5 s: the burst is not in one minute (raise --lead)`);
+    await sleep(T - Date.now() - 5000);
+    const cpuBefore = cpuOf(procs);
+    await sleep(T - Date.now());
+    log(`${side}: T reached; waiting until ${N} jobs completed`);
+    const deadline = T + DEADLINE_MS;
+    let burstDoneMs: number | null = null;
+    let done = 0;
+    for (;;) {
+      done = await retry('count', () => jobsDone(client));
+      if (done >= N) {
+        burstDoneMs = Date.now() - T;
+        break;
+      }
+      if (Date.now() > deadline) break;
+      await sleep(1000);
+    }
+    const cpuAfter = cpuOf(procs);
+    const cpu = {
+      server: cpuAfter.server - cpuBefore.server,
+      scheduler: cpuAfter.scheduler - cpuBefore.scheduler,
+      jobs: cpuAfter.jobs - cpuBefore.jobs,
+    };
+    const schedulerRss = schedulerWorker ? procStats(schedulerWorker.child.pid) : null;
+    const jobsRss = procStats(procs.jobs).rssBytes;
+    log(
+      burstDoneMs === null
+        ? `${side}: only ${done}/${N} jobs completed by the deadline`
+        : `${side}: all ${N} jobs completed ${(burstDoneMs / 1000).toFixed(1)} s after T`,
+    );
+    await sleep(5000);
+
+    // The jobs, from visibility: which schedule and slot each is for, and when it started.
+    const jobsBySlot = new Map<string, number[]>(); // `${scheduleId} ${slotMs}` → start times
+    for await (const wf of client.workflow.list({ query: `WorkflowType = 'noopJob'` })) {
+      let scheduleId: string | undefined;
+      let slot: number | undefined;
+      if (side === 'ours') {
+        scheduleId = wf.typedSearchAttributes.get(ScheduleIdKey);
+        slot = wf.typedSearchAttributes.get(ScheduledForKey)?.getTime();
+      } else {
+        const m = TEMPORAL_JOB_ID.exec(wf.workflowId);
+        if (m) [scheduleId, slot] = [m[1], Date.parse(m[2]!)];
+      }
+      if (scheduleId === undefined || slot === undefined) continue;
+      const key = `${scheduleId} ${slot}`;
+      jobsBySlot.set(key, [...(jobsBySlot.get(key) ?? []), wf.startTime.getTime()]);
+    }
+    // When each schedule's slot T was due to fire: T, or T + its jitter.
+    const fireAt = new Map<string, number>();
+    let jitterMismatches: number | null = null;
+    if (JITTER && side === 'ours') {
+      // The calendar is a pure function: computing the slot here must give the fire time the worker used.
+      jitterMismatches = 0;
+      for (const id of ids) {
+        const [slot] = computeSlots({
+          scheduleId: id,
+          spec: { timing: { kind: 'CRON', expression: cron, timezone: 'UTC' }, jitter: JITTER },
+          createdAt: new Date(T - 3_600_000).toISOString(),
+          after: new Date(T - 1).toISOString(),
+          count: 1,
+        }).slots;
+        fireAt.set(id, Date.parse(slot!.fireAt));
+      }
+      const descriptions = await pool(ids, CONCURRENCY, (id) =>
+        retry(`describe ${id}`, () => stack.sdk.describe(id)),
+      );
+      for (const d of descriptions as ScheduleDescription[]) {
+        const o = d.recent_occurrences.find((x) => Date.parse(x.scheduled_for) === T);
+        if (!o || Date.parse(o.fire_at) !== fireAt.get(d.schedule.schedule_id)) jitterMismatches += 1;
+      }
+    } else if (JITTER) {
+      // Temporal's: the jittered start time it records on the workflow it starts.
+      for await (const wf of client.workflow.list({ query: `WorkflowType = 'noopJob'` })) {
+        const m = TEMPORAL_JOB_ID.exec(wf.workflowId);
+        const at = (wf.searchAttributes?.TemporalScheduledStartTime as unknown[] | undefined)?.[0];
+        if (m && at) fireAt.set(m[1]!, new Date(at as string).getTime());
+      }
+    }
+    const lateness: number[] = [];
+    const spread: number[] = [];
+    let fires = 0;
+    let lost = 0;
+    let doubled = 0;
+    for (const id of ids) {
+      const starts = jobsBySlot.get(`${id} ${T}`) ?? [];
+      if (starts.length === 0) lost += 1;
+      if (starts.length > 1) doubled += 1;
+      fires += starts.length;
+      for (const s of starts) {
+        lateness.push(s - (fireAt.get(id) ?? T));
+        spread.push(s - T);
+      }
+    }
+    lateness.sort((a, b) => a - b);
+    spread.sort((a, b) => a - b);
+
+    // History events per fire of the schedule's own workflow, over a sample.
+    const sample = ids.slice(0, Math.min(HISTORY_SAMPLE, N));
+    const histories = await pool(sample, CONCURRENCY, async (id) => {
+      const h = await retry(`history ${id}`, () =>
+        client.workflow.getHandle(ownWorkflowId(side, id)).fetchHistory(),
+      );
+      return (h.events ?? []).filter((e) => tsMs(e.eventTime) >= T - 1000);
+    });
+    const byType = new Map<string, number>();
+    for (const events of histories)
+      for (const e of events) byType.set(eventName(e), (byType.get(eventName(e)) ?? 0) + 1);
+    const sampledFires = sample.reduce((s, id) => s + (jobsBySlot.get(`${id} ${T}`)?.length ?? 0), 0);
+    const totalEvents = [...byType.values()].reduce((a, b) => a + b, 0);
+    const events = {
+      perFire: totalEvents / sampledFires,
+      wfts: (byType.get('workflowTaskCompleted') ?? 0) / sampledFires,
+      byType: [...byType.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `${k} ${(v / sampledFires).toFixed(2)}`)
+        .join(', '),
+      sampled: sample.length,
+    };
+    return {
+      side,
+      loadBefore,
+      loadAfter: loadavg(),
+      createMs,
+      T,
+      fires,
+      lost,
+      doubled,
+      lateness,
+      spread,
+      jitterMismatches,
+      burstDoneMs,
+      cpu,
+      schedulerRss,
+      jobsRss,
+      events,
+      dbBytes: dbBytes(stack),
+      note: burstDoneMs === null ? `only ${done}/${N} jobs completed by T + ${(deadline - T) / 1000} s` : '',
+    };
+  } finally {
+    await stopStack(stack);
+  }
+}
+
+interface IdleSample {
+  created: number;
+  elapsedS: number;
+  schedulerRss: number;
+  serverRss: number;
+  db: number;
+}
+interface IdleResult {
+  side: Side;
+  loadBefore: string;
+  loadAfter: string;
+  createMs: number;
+  samples: IdleSample[];
+  settleS: number;
+  idleCpu: { server: number; scheduler: number };
+  final: IdleSample & { schedulerPeak: number; serverPeak: number };
+}
+
+async function idle(side: Side): Promise<IdleResult> {
+  const loadBefore = loadavg();
+  const { stack, procs } = await startSide(side);
+  try {
+    const now = new Date();
+    const month = ((now.getUTCMonth() + IDLE_MONTHS) % 12) + 1;
+    const cron = `0 0 1 ${month} *`;
+    const ids = scheduleIds(side);
+    const samples: IdleSample[] = [];
+    const sampleNow = (created: number): IdleSample => ({
+      created,
+      elapsedS: (Date.now() - start) / 1000,
+      schedulerRss: procs.scheduler === undefined ? Number.NaN : procStats(procs.scheduler).rssBytes,
+      serverRss: procStats(procs.server).rssBytes,
+      db: dbBytes(stack),
+    });
+    const every = Math.max(1, Math.floor(N / 10));
+    log(`${side}: creating ${N} idle schedules, cron '${cron}' UTC`);
+    const start = Date.now();
+    samples.push(sampleNow(0));
+    const createMs = await createAll(side, stack, ids, cron, (n) => {
+      if (n % every === 0) {
+        samples.push(sampleNow(n));
+        log(`${side}: ${n} created (${(n / ((Date.now() - start) / 1000)).toFixed(1)}/s)`);
+      }
+    });
+    // Settled: neither the scheduler worker nor the server spent more than 5 % of a core over 10 s.
+    const settleStart = Date.now();
+    let prev = cpuOf(procs);
+    for (;;) {
+      await sleep(10_000);
+      const cur = cpuOf(procs);
+      const quiet = cur.scheduler - prev.scheduler < 0.5 && cur.server - prev.server < 0.5;
+      prev = cur;
+      if (quiet || Date.now() - settleStart > 15 * 60_000) break;
+    }
+    const settleS = (Date.now() - settleStart) / 1000;
+    log(`${side}: settled ${settleS.toFixed(0)} s after the last create; idle window ${IDLE_WINDOW_S} s`);
+    const before = cpuOf(procs);
+    await sleep(IDLE_WINDOW_S * 1000);
+    const after = cpuOf(procs);
+    const final = {
+      ...sampleNow(N),
+      schedulerPeak: procs.scheduler === undefined ? Number.NaN : procStats(procs.scheduler).peakRssBytes,
+      serverPeak: procStats(procs.server).peakRssBytes,
+    };
+    return {
+      side,
+      loadBefore,
+      loadAfter: loadavg(),
+      createMs,
+      samples,
+      settleS,
+      idleCpu: { server: after.server - before.server, scheduler: after.scheduler - before.scheduler },
+      final,
+    };
+  } finally {
+    await stopStack(stack);
+  }
+}
+
+const label = (side: Side) =>
+  side === 'ours' ? 'this scheduler (CRON, JOB, ALLOW)' : "Temporal's Schedules (cron spec, ALLOW_ALL)";
+const tuning = JSON.stringify(schedulerWorkerTuning);
+const cli = findTemporalCli();
+const cliVersion = cli ? execFileSync(cli, ['--version']).toString().trim() : 'unknown';
+const machine = `${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${cliVersion}; scheduler worker tuning ${tuning}`;
+const command =
+  `node --import tsx bench/scheduler/versus-schedules.ts ${process.argv.slice(2).join(' ')}`.trim();
+
+function printBurst(results: BurstResult[]) {
+  const q = (r: BurstResult, p: number) => sec(quantile(r.lateness, p));
+  const perFire = (r: BurstResult) => (1000 * (r.cpu.server + r.cpu.scheduler)) / r.fires;
+  const lines = [
+    `### ${N} recurring schedules due at the same minute${JITTER ? ` (jitter ${JITTER})` : ''}`,
+    '',
+    `Command: \`${command}\``,
+    '',
+    `| side | p50 | p95 | p99 | max | server CPU s | worker CPU s | job worker CPU s | (server + worker) CPU ms / fire | worker RSS (peak) | job worker RSS | history events / fire (WFTs) | creates/s | fires / lost (no job by the deadline) / doubled | all jobs done after T | DB size | load before → after |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
+    ...results.map(
+      (r) =>
+        `| ${label(r.side)} | ${q(r, 0.5)} | ${q(r, 0.95)} | ${q(r, 0.99)} | ${sec(r.lateness.at(-1) ?? Number.NaN)} | ${r.cpu.server.toFixed(1)} | ${r.side === 'ours' ? r.cpu.scheduler.toFixed(1) : '— (in the server)'} | ${r.cpu.jobs.toFixed(1)} | ${perFire(r).toFixed(1)} | ${r.schedulerRss ? `${mib(r.schedulerRss.rssBytes)} (${mib(r.schedulerRss.peakRssBytes)})` : '—'} | ${mib(r.jobsRss)} | ${r.events.perFire.toFixed(1)} (${r.events.wfts.toFixed(2)}) | ${(N / (r.createMs / 1000)).toFixed(1)} | ${r.fires} / ${r.lost} / ${r.doubled} | ${r.burstDoneMs === null ? r.note : sec(r.burstDoneMs)} | ${mib(r.dbBytes)} | ${r.loadBefore} → ${r.loadAfter} |`,
+    ),
+    '',
+    ...results.map(
+      (r) =>
+        `- ${label(r.side)}: history events per fire by type (${r.events.sampled} schedules sampled): ${r.events.byType}.`,
+    ),
+  ];
+  const ours = results.find((r) => r.side === 'ours');
+  const theirs = results.find((r) => r.side === 'temporal');
+  if (ours && theirs) {
+    const p99 = quantile(ours.lateness, 0.99) / quantile(theirs.lateness, 0.99);
+    const cpu = perFire(ours) / ((1000 * theirs.cpu.server) / theirs.fires);
+    lines.push(
+      `- ratios (ours / Temporal's): p99 lateness ${p99.toFixed(2)} (goal ≤ 0.25); (server + worker) CPU per fire / Temporal's server CPU per fire ${cpu.toFixed(2)} (goal ≤ 1); history events per fire ${(ours.events.perFire / theirs.events.perFire).toFixed(2)} (goal ≤ 1); creates/s ${(theirs.createMs / ours.createMs).toFixed(2)} (goal ≥ 1).`,
+    );
+  }
+  if (JITTER) {
+    for (const r of results) {
+      const buckets = new Map<number, number>();
+      for (const s of r.spread)
+        buckets.set(Math.floor(s / 5000) * 5, (buckets.get(Math.floor(s / 5000) * 5) ?? 0) + 1);
+      lines.push(
+        `- ${label(r.side)}: job starts − slot, by 5 s bucket: ${[...buckets.entries()]
+          .sort((a, b) => a[0] - b[0])
+          .map(([b, n]) => `${b}–${b + 5} s: ${n}`)
+          .join(
+            ', ',
+          )}${r.jitterMismatches === null ? '' : `; fire_at ≠ the calendar's jitter for the slot, computed independently by this bench: ${r.jitterMismatches}/${N}`}.`,
+      );
+    }
+  }
+  lines.push('', `Machine: ${machine}.`, `Total bench run time: ${((Date.now() - t0) / 1000).toFixed(0)} s.`);
+  console.log(lines.join('\n'));
+}
+
+function printIdle(results: IdleResult[]) {
+  const lines = [
+    `### ${N} idle schedules (the only run ${IDLE_MONTHS} month(s) ahead)`,
+    '',
+    `Command: \`${command}\``,
+    '',
+    `| side | creation | creates/s | settled after | worker RSS (peak) | server RSS (peak) | DB size | worker RSS / schedule (2nd half) | server RSS / schedule (2nd half) | DB / schedule | idle CPU, server / worker (${IDLE_WINDOW_S} s) | load before → after |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+  ];
+  for (const r of results) {
+    const mid = r.samples.find((s) => s.created >= N / 2) ?? r.samples[0]!;
+    const last = r.samples.at(-1)!;
+    const per = (a: number, b: number, n: number) =>
+      Number.isFinite(a - b) ? `${((a - b) / n).toFixed(0)} B` : '—';
+    lines.push(
+      `| ${label(r.side)} | ${(r.createMs / 1000).toFixed(0)} s | ${(N / (r.createMs / 1000)).toFixed(1)} | ${r.settleS.toFixed(0)} s | ${mib(r.final.schedulerRss)} (${mib(r.final.schedulerPeak)}) | ${mib(r.final.serverRss)} (${mib(r.final.serverPeak)}) | ${mib(r.final.db)} | ${per(last.schedulerRss, mid.schedulerRss, last.created - mid.created)} | ${per(last.serverRss, mid.serverRss, last.created - mid.created)} | ${per(r.final.db, r.samples[0]!.db, N)} | ${r.idleCpu.server.toFixed(1)} s / ${r.side === 'ours' ? `${r.idleCpu.scheduler.toFixed(1)} s` : '—'} | ${r.loadBefore} → ${r.loadAfter} |`,
+    );
+  }
+  for (const r of results) {
+    lines.push(
+      '',
+      `${label(r.side)}, during creation:`,
+      '',
+      '| created | at | worker RSS | server RSS | DB size |',
+      '|---:|---:|---:|---:|---:|',
+      ...r.samples.map(
+        (s) =>
+          `| ${s.created} | ${s.elapsedS.toFixed(0)} s | ${mib(s.schedulerRss)} | ${mib(s.serverRss)} | ${mib(s.db)} |`,
+      ),
+    );
+  }
+  lines.push('', `Machine: ${machine}.`, `Total bench run time: ${((Date.now() - t0) / 1000).toFixed(0)} s.`);
+  console.log(lines.join('\n'));
+}
+
+if (IDLE) {
+  const results: IdleResult[] = [];
+  for (const side of SIDES) results.push(await idle(side));
+  printIdle(results);
+} else {
+  const results: BurstResult[] = [];
+  for (const side of SIDES) results.push(await burst(side));
+  printBurst(results);
+}
