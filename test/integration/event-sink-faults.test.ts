@@ -5,11 +5,10 @@
 // (src/activities/handoff.ts: 5xx, 408, 429, timeouts and connection errors are transient; any other
 // 4xx is permanent and fails the occurrence at once.) Retries until they are exhausted take minutes:
 // that part runs in `npm run chaos` (test/chaos/event-sink-exhaustion.test.ts).
-import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
 import { idempotencyKey } from '../../src/model/ids.js';
+import { freePort } from '../../src/runtime/ports.js';
 import { type Delivery, type FaultSink, startFaultSink } from './fault-sink.js';
 import { eventually, type Stack, startStack, startWorker, stopStack } from './support.js';
 
@@ -59,11 +58,7 @@ describe('EVENT sinks that fail: retried under the same key, failures recorded, 
           return 200;
       }
     });
-    // A port nothing listens on (yet): connections are refused.
-    const probe = createServer().listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    refusedPort = (probe.address() as { port: number }).port;
-    await new Promise((r) => probe.close(r));
+    refusedPort = await freePort(); // nothing listens on it (yet): connections are refused
 
     await startWorker(stack);
     const every = { kind: 'INTERVAL' as const, every: 'PT6S' };

@@ -14,6 +14,10 @@ export interface Delivery {
   key: string;
   scheduleId: string;
   scheduledFor: string;
+  /** The CloudEvent's `time`: when the occurrence was emitted. */
+  time: string;
+  /** The CloudEvent's `data` (the occurrence envelope: schedule_version, payload, …). */
+  data: { schedule_version: number; payload: unknown; [field: string]: unknown };
   at: number;
 }
 
@@ -45,13 +49,19 @@ export async function startFaultSink(
     for await (const chunk of req) body += chunk;
     let delivery: Delivery;
     try {
-      const event = JSON.parse(body) as { id: string; data: { schedule_id: string; scheduled_for: string } };
+      const event = JSON.parse(body) as {
+        id: string;
+        time: string;
+        data: Delivery['data'] & { schedule_id: string; scheduled_for: string };
+      };
       delivery = {
         path: req.url ?? '/',
         id: event.id,
         key: String(req.headers['idempotency-key'] ?? ''),
         scheduleId: event.data.schedule_id,
         scheduledFor: event.data.scheduled_for,
+        time: event.time,
+        data: event.data,
         at: Date.now(),
       };
     } catch {
