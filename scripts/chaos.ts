@@ -38,7 +38,8 @@ const report = await runKillChaos({
   log,
 });
 console.log(formatReport(report));
-if (report.lost.length) console.log(`lost: ${report.lost.join(', ')}`);
+if (report.lost.length) console.log(`lost: ${report.lost.length} slots (all in the JSON report)`);
+for (const x of report.stalled) console.log(`stalled: ${JSON.stringify(x)}`);
 if (report.doubled.length) console.log(`doubled: ${report.doubled.join(', ')}`);
 if (report.strays.length) console.log(`strays: ${report.strays.join(', ')}`);
 for (const u of report.unreadable) console.log(`unreadable: ${u.scheduleId}: ${u.error}`);

@@ -72,11 +72,21 @@ export interface ChaosReport {
   ledgerEntries: number;
   /** Occurrences the schedules recorded as FAILED (their own view). */
   failedOccurrences: number;
+  /** Schedules with lost slots, as they describe themselves at the end. */
+  stalled: Array<{
+    scheduleId: string;
+    lost: number;
+    firstLost: string;
+    status: string;
+    running: string[];
+    queued: number;
+    occurrenceStatuses: Record<string, number>;
+  }>;
   /** Schedules that could not be read at the end (e.g. their workflow task is failing). */
   unreadable: Array<{ scheduleId: string; error: string }>;
   /** Workflow tasks that failed in the schedules' histories, by cause and message. */
   workflowTaskFailures: Array<{ scheduleId: string; cause: string; message: string; count: number }>;
-  /** Histories of schedules with failed workflow tasks, written here (binary protobuf). */
+  /** Histories of schedules with failed workflow tasks or lost slots, written here (binary protobuf). */
   savedHistories: string[];
   durationMs: number;
 }
@@ -166,11 +176,17 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
       return [...expected.keys()].filter((id) => !seen.has(id));
     };
     // A hand-off whose worker died mid-activity is retried after its start-to-close timeout (20 s) and
-    // backoff: allow a few minutes before calling a slot lost.
+    // backoff: allow a few minutes before calling a slot lost, but stop once nothing moved for 90 s.
+    let lastCount = Number.POSITIVE_INFINITY;
+    let lastMove = Date.now();
     await eventually(
       'every due slot in the ledger',
-      async () => (missing().length === 0 ? true : undefined),
-      240_000,
+      async () => {
+        const count = missing().length;
+        if (count < lastCount) [lastCount, lastMove] = [count, Date.now()];
+        return count === 0 || Date.now() - lastMove > 90_000 ? true : undefined;
+      },
+      300_000,
       1000,
     ).catch(() => undefined);
     // In-flight deliveries of the last slots settle before the ledger is read.
@@ -216,6 +232,8 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
       return { ...kill, recoveryMs: next !== undefined && next <= until ? next - kill.killedAt : null };
     });
 
+    const lostBySchedule = groupBy(lost, (id) => id.split('/')[2]!);
+    const stalled: ChaosReport['stalled'] = [];
     let failedOccurrences = 0;
     const unreadable: ChaosReport['unreadable'] = [];
     const workflowTaskFailures: ChaosReport['workflowTaskFailures'] = [];
@@ -224,6 +242,19 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
       try {
         const d = await stack.sdk.describe(id);
         failedOccurrences += d.recent_occurrences.filter((o) => o.status === 'FAILED').length;
+        const missingHere = lostBySchedule.get(id);
+        if (missingHere) {
+          const statuses = groupBy(d.recent_occurrences, (o) => o.status);
+          stalled.push({
+            scheduleId: id,
+            lost: missingHere.length,
+            firstLost: missingHere.sort()[0]!,
+            status: d.schedule.status,
+            running: d.running,
+            queued: d.queued.length,
+            occurrenceStatuses: Object.fromEntries([...statuses].map(([k, v]) => [k, v.length])),
+          });
+        }
       } catch (err) {
         unreadable.push({
           scheduleId: id,
@@ -248,7 +279,7 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
           const key = `${cause}\u0000${(f.failure?.message ?? '').slice(0, 300)}`;
           failures.set(key, (failures.get(key) ?? 0) + 1);
         }
-        if (failedHere > 0 && options.historiesDir) {
+        if ((failedHere > 0 || lostBySchedule.has(id)) && options.historiesDir) {
           mkdirSync(options.historiesDir, { recursive: true });
           const file = join(options.historiesDir, `${id}-${wf.runId}.binpb`);
           writeFileSync(file, proto.temporal.api.history.v1.History.encode(history).finish());
@@ -275,6 +306,7 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
       jobActivityRetries,
       ledgerEntries: runLines.length + deliveries.length,
       failedOccurrences,
+      stalled,
       unreadable,
       workflowTaskFailures,
       savedHistories,
