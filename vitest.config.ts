@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // Three suites that can each run alone: `npm run test:unit` needs no server, `test:workflow` starts the
 // time-skipping test server, `test:integration` starts real dev-server processes.
+// `npm run chaos` sets SCHEDULER_CHAOS=1 to add the long fault runs (test/chaos: minutes of real
+// retries and outages); `npm test` leaves them out.
+const chaos = process.env.SCHEDULER_CHAOS === '1';
+
 export default defineConfig({
   test: {
     projects: [
@@ -34,6 +38,20 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      ...(chaos
+        ? [
+            {
+              test: {
+                name: 'chaos',
+                setupFiles: ['test/helpers/quiet-sdk.ts'],
+                include: ['test/chaos/**/*.test.ts'],
+                testTimeout: 1_800_000,
+                hookTimeout: 1_800_000,
+                fileParallelism: false,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

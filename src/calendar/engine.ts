@@ -12,6 +12,7 @@ import {
   formatInstantAt,
   formatUtc,
   formatWall,
+  LAST_INSTANT,
   parseDateTime,
   parseInstant,
 } from './floating.js';
@@ -112,8 +113,6 @@ interface Candidate {
 }
 
 const DAY_MS = 86_400_000;
-/** The last instant the calendar produces: the end of the year 9999. */
-const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** candidates examined per call before giving up (window SKIP / exclusions removing everything) */
 const SEARCH_FUEL = 200_000;

@@ -13,6 +13,9 @@ export const DAY = 24 * HOUR;
 
 export const MIN_YEAR = 1000;
 export const MAX_YEAR = 9999;
+/** The calendar's range: the years 1000 to 9999 (ISO 8601's four-digit years). */
+export const FIRST_INSTANT = Date.UTC(MIN_YEAR, 0, 1);
+export const LAST_INSTANT = Date.UTC(MAX_YEAR, 11, 31, 23, 59, 59, 999);
 
 export interface WallParts {
   year: number;

@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { CronMatcher, parseCron } from './cron.js';
 import { parseDuration } from './duration.js';
 import { fail } from './errors.js';
-import { DAY, HOUR, parseDateTime, SECOND } from './floating.js';
+import { DAY, FIRST_INSTANT, HOUR, LAST_INSTANT, parseDateTime, SECOND } from './floating.js';
 import type { Nominal, NominalSource } from './source.js';
 import type { Zone } from './zone.js';
 
@@ -57,7 +57,8 @@ export function delaySource(field: string, delay: string, anchor: number, zone: 
   const d = parseDuration(`${field}.delay`, delay, { allowZero: true });
   // calendar parts (P1M) are added in UTC; days are 24 h
   const instant = DateTime.fromMillis(anchor, { zone: 'utc' }).plus(d.duration).toMillis();
-  return listSource([absolute(zone, instant)]);
+  // Past the calendar's end (or past what a Date can hold: luxon gives NaN) it never fires.
+  return listSource(instant <= LAST_INSTANT ? [absolute(zone, instant)] : []);
 }
 
 /** FIXED_RATE grid anchor + k·every (k ≥ 0), in instant order */
@@ -71,6 +72,8 @@ export function intervalSource(everyMs: number, anchor: number, zone: Zone): Nom
         next: () => {
           const instant = anchor + k * everyMs;
           k++;
+          // The grid ends with the calendar (a huge `every` reaches past what a Date can hold).
+          if (!(instant <= LAST_INSTANT)) return { done: true, value: undefined };
           return { done: false, value: absolute(zone, instant) };
         },
       };
@@ -141,6 +144,8 @@ export function deadlineSource(
     const instant = DateTime.fromMillis(deadlineInstant, { zone: zone?.name ?? 'utc' })
       .minus(d.duration)
       .toMillis();
+    // Before the calendar's first year (or anything a Date can hold: NaN): long past, it never fires.
+    if (!(instant >= FIRST_INSTANT)) return;
     if (seen.has(instant))
       fail(
         `${field}.reminders.${i}`,

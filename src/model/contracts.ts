@@ -15,7 +15,25 @@ export const Identifier = z
     'letters, digits and . _ ~ - only, starting with a letter or digit',
   );
 const payloadRef = z.string().min(1).max(2048).describe('reference to the payload, e.g. state://… (audited)');
-const payload = z.record(z.string(), z.unknown()).describe('inline JSON payload handed to the target');
+/** Deeper payloads cannot be serialised (JSON.stringify recurses): refused as bad input, not a 500. */
+export const MAX_PAYLOAD_DEPTH = 32;
+/** Whether a JSON value nests at most `max` objects/arrays deep; iterative, so a hostile value cannot overflow. */
+function nestsWithin(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [v, depth] = pending.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return false;
+    for (const child of Object.values(v)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
+const payload = z
+  .record(z.string(), z.unknown())
+  .refine((p) => nestsWithin(p, MAX_PAYLOAD_DEPTH), {
+    message: `nested more than ${MAX_PAYLOAD_DEPTH} levels deep`,
+  })
+  .describe('inline JSON payload handed to the target');
 
 export const JobTarget = z
   .object({

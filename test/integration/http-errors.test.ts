@@ -515,6 +515,49 @@ describe('HTTP API: bad requests', () => {
     expect(expectProblem(response, 409)).toMatchObject({ code: 'INVALID_STATE' });
   });
 
+  // Sizes (issue 10): each answered at once with a 4xx that says what is wrong, or accepted whole.
+  it('a payload nested 10,000 levels deep (60 KB) → 400 naming it (was a 500: JSON.stringify overflowed)', async () => {
+    const nested = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const rawBody = JSON.stringify({ ...valid(), target: { ...job, payload: '<nested>' } }).replace(
+      '"<nested>"',
+      nested,
+    );
+    const response = await send('POST', '/v1/schedules', { rawBody });
+    expect(expectProblem(response, 400, 'target.payload').detail).toMatch(/nested more than 32 levels deep/);
+    // 32 levels are fine.
+    const ok = await send('POST', '/v1/schedules', {
+      rawBody: rawBody
+        .replace(nested, `${'{"a":'.repeat(31)}1${'}'.repeat(31)}`)
+        .replace('{', '{"schedule_id":"deep-32",'),
+    });
+    expect(ok.status).toBe(201);
+  });
+
+  it('10,000 exclusion dates → 413 (the body limit comes first); 4,900 are accepted', async () => {
+    const dates = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        new Date(Date.UTC(2030, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
+      );
+    const tooMany = await send('POST', '/v1/schedules', { body: { ...valid(), exclusions: dates(10_000) } });
+    expect(expectProblem(tooMany, 413)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    const many = await send('POST', '/v1/schedules', {
+      body: { schedule_id: 'many-exclusions', ...valid(), exclusions: dates(4_900) },
+    });
+    expect(many.status).toBe(201);
+    expect(many.body.exclusions).toHaveLength(4_900);
+  });
+
+  it('a 100-year backfill → 422 saying to split it (bounded work, no hang)', async () => {
+    const response = await send('POST', '/v1/schedules/target/backfill', {
+      body: {
+        from: new Date(Date.now() - 100 * 365.25 * 86_400_000).toISOString(),
+        to: new Date().toISOString(),
+      },
+    });
+    expect(expectProblem(response, 422)).toMatchObject({ code: 'VALIDATION' });
+    expect(response.body.detail).toMatch(/more than \d+ slots: split it/);
+  });
+
   it('none of the bad requests above was answered with a 5xx', () => {
     expect(statuses.length).toBeGreaterThan(20);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);

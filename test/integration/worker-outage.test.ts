@@ -6,43 +6,28 @@
 // worker polls.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MisfirePolicy, Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
+import type { MisfirePolicy } from '../../src/model/contracts.js';
 import {
-  eventually,
-  groupBy,
-  killHard,
-  readRunLines,
-  type Stack,
-  startStack,
-  startWorker,
-  stopStack,
-} from './support.js';
+  expectCatchUp,
+  expectFireOnce,
+  expectGridAndOneRunEach,
+  expectSkip,
+  fired,
+  type MisfireOutcome,
+  misfireOutcome,
+} from './misfire-outcome.js';
+import { eventually, killHard, type Stack, startStack, startWorker, stopStack } from './support.js';
 
 const EVERY_MS = 5000;
 const MAX_LATENESS_MS = 2000;
 const OUTAGE_MS = 31_000;
-/** Slots judged this close to the lateness bound could go either way (clock reads differ by a few ms). */
-const AMBIGUOUS_MS = 250;
 const POLICIES: MisfirePolicy[] = ['SKIP', 'FIRE_ONCE', 'CATCH_UP'];
 const idOf = (policy: MisfirePolicy) => `outage-${policy.toLowerCase().replace('_', '-')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
-const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
-
-interface Outcome {
-  description: ScheduleDescription;
-  /** The slots that fell due while no worker ran, all decided in the first wake after it. */
-  missed: Occurrence[];
-  late: Occurrence[];
-  onTime: Occurrence[];
-  ambiguous: Occurrence[];
-  firstWake: number;
-}
 
 describe('worker outage of ~31 s on the dev server: misfire policy on real downtime', () => {
   let stack: Stack | undefined;
-  const outcomes = new Map<MisfirePolicy, Outcome>();
+  const outcomes = new Map<MisfirePolicy, MisfireOutcome>();
   let runLog = '';
   let killedAt = 0;
   let resumedAt = 0;
@@ -93,29 +78,10 @@ describe('worker outage of ~31 s on the dev server: misfire policy on real downt
         },
         60_000,
       );
-      const history = await client.workflow
-        .getHandle(scheduleWorkflowId('acme', idOf(misfire)))
-        .fetchHistory();
-      // No worker polled during the outage, so the first workflow task started after the kill is the wake
-      // that decided every missed slot (the workflow's clock is that task's start).
-      const firstWake = Math.min(
-        ...(history.events ?? [])
-          .filter((e) => e.workflowTaskStartedEventAttributes && tsMs(e.eventTime) > killedAt)
-          .map((e) => tsMs(e.eventTime)),
+      outcomes.set(
+        misfire,
+        await misfireOutcome(stack, idOf(misfire), description, killedAt, MAX_LATENESS_MS),
       );
-      const missed = description.recent_occurrences.filter((o) => {
-        const due = Date.parse(o.fire_at);
-        return due > killedAt && due <= firstWake;
-      });
-      const lateness = (o: Occurrence) => firstWake - Date.parse(o.fire_at);
-      outcomes.set(misfire, {
-        description,
-        missed,
-        late: missed.filter((o) => lateness(o) > MAX_LATENESS_MS + AMBIGUOUS_MS),
-        onTime: missed.filter((o) => lateness(o) < MAX_LATENESS_MS - AMBIGUOUS_MS),
-        ambiguous: missed.filter((o) => Math.abs(lateness(o) - MAX_LATENESS_MS) <= AMBIGUOUS_MS),
-        firstWake,
-      });
     }
     // Every started job finished, so the run log is complete.
     await eventually(
@@ -133,7 +99,7 @@ describe('worker outage of ~31 s on the dev server: misfire policy on real downt
     );
     for (const [misfire, o] of outcomes) {
       console.info(
-        `[worker-outage ${misfire}] outage ${Math.round((resumedAt - killedAt) / 100) / 10} s, first wake ${o.firstWake - resumedAt} ms after polling resumed; missed ${o.missed.length} (late ${o.late.length}, on time ${o.onTime.length}, ambiguous ${o.ambiguous.length}); fired in outage ${o.missed.filter((x) => x.emitted_at !== null).length}`,
+        `[worker-outage ${misfire}] outage ${Math.round((resumedAt - killedAt) / 100) / 10} s, first wake ${o.firstWake - resumedAt} ms after polling resumed; missed ${o.missed.length} (late ${o.late.length}, on time ${o.onTime.length}, ambiguous ${o.ambiguous.length}); fired in outage ${fired(o.missed).length}`,
       );
     }
   });
@@ -142,67 +108,26 @@ describe('worker outage of ~31 s on the dev server: misfire policy on real downt
     await stopStack(stack);
   });
 
-  const firedOf = (list: Occurrence[]) => list.filter((o) => o.emitted_at !== null);
-
   it('every schedule kept one record per slot of its grid, and each fired slot ran its job exactly once', () => {
-    const lines = groupBy(readRunLines(runLog), (l) => l.occurrence_id);
     for (const misfire of POLICIES) {
-      const { description, missed, late } = outcomes.get(misfire)!;
-      const slots = description.recent_occurrences.map((o) => Date.parse(o.scheduled_for));
-      expect(new Set(slots).size).toBe(slots.length);
-      for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBe(EVERY_MS);
+      const outcome = outcomes.get(misfire)!;
+      expectGridAndOneRunEach(outcome, EVERY_MS, runLog);
       // ~31 s of downtime on a 5 s grid: at least five slots fell due while no worker ran, and they were
       // late by more than max_lateness_s when the new worker first woke the schedule.
-      expect(missed.length).toBeGreaterThanOrEqual(5);
-      expect(late.length).toBeGreaterThanOrEqual(5);
-      for (const o of firedOf(description.recent_occurrences)) {
-        const runs = lines.get(o.occurrence_id) ?? [];
-        expect(new Set(runs.map((r) => r.run_id)).size, o.occurrence_id).toBe(1);
-      }
-      const ran = [...lines.keys()].filter((id) => id.includes(`/${idOf(misfire)}/`)).sort();
-      expect(ran).toEqual(
-        firedOf(description.recent_occurrences)
-          .map((o) => o.occurrence_id)
-          .sort(),
-      );
+      expect(outcome.missed.length).toBeGreaterThanOrEqual(5);
+      expect(outcome.late.length).toBeGreaterThanOrEqual(5);
     }
   });
 
   it('SKIP: no occurrence for the slots missed in the outage', () => {
-    const { description, late, onTime } = outcomes.get('SKIP')!;
-    expect(firedOf(late)).toHaveLength(0);
-    for (const o of late) {
-      expect(o.status).toBe('SKIPPED');
-      expect(o.reason).toMatch(/misfire SKIP/);
-    }
-    expect(firedOf(onTime)).toHaveLength(onTime.length);
-    expect(description.counters.caught_up).toBe(0);
-    expect(description.counters.skipped).toBeGreaterThanOrEqual(late.length);
+    expectSkip(outcomes.get('SKIP')!);
   });
 
   it('FIRE_ONCE: one occurrence for all the missed slots', () => {
-    const { description, missed, late, onTime, ambiguous } = outcomes.get('FIRE_ONCE')!;
-    expect(firedOf(missed)).toHaveLength(1);
-    if (onTime.length === 0 && ambiguous.length === 0) {
-      // All missed slots were late: the newest one stands for them all.
-      const [one] = firedOf(missed);
-      expect(one!.occurrence_id).toBe(late.at(-1)!.occurrence_id);
-      expect(one!.reason).toMatch(new RegExp(`FIRE_ONCE: one occurrence for ${late.length} missed slot`));
-      expect(description.counters.caught_up).toBe(1);
-    } else {
-      // A slot of the batch was still on time: it fires, and it covers the late ones.
-      expect(firedOf(late)).toHaveLength(0);
-    }
-    for (const o of missed.filter((x) => x.emitted_at === null)) expect(o.status).toBe('SKIPPED');
+    expectFireOnce(outcomes.get('FIRE_ONCE')!);
   });
 
   it('CATCH_UP: one occurrence for each missed slot', () => {
-    const { description, missed, late } = outcomes.get('CATCH_UP')!;
-    const n = missed.length;
-    expect(firedOf(missed)).toHaveLength(n);
-    for (const o of late) expect(o.reason).toMatch(/CATCH_UP/);
-    expect(description.counters.caught_up).toBeGreaterThanOrEqual(late.length);
-    expect(description.counters.caught_up).toBeLessThanOrEqual(n);
-    expect(description.counters.skipped + description.counters.expired).toBe(0);
+    expectCatchUp(outcomes.get('CATCH_UP')!);
   });
 });

@@ -1,0 +1,115 @@
+// What a misfire policy did with the slots that fell due during real downtime (a worker outage, a dev
+// server restart), read from the schedule's own record and its history. Shared by worker-outage.test.ts
+// and dev-server-restart.test.ts, which check that SKIP / FIRE_ONCE / CATCH_UP give 0 / 1 / N.
+import { expect } from 'vitest';
+import type { Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { groupBy, readRunLines, type Stack } from './support.js';
+
+/** Slots judged this close to the lateness bound could go either way (clock reads differ by a few ms). */
+const AMBIGUOUS_MS = 250;
+
+const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+
+export interface MisfireOutcome {
+  description: ScheduleDescription;
+  /** The slots that fell due during the downtime, all decided in the first wake after it. */
+  missed: Occurrence[];
+  late: Occurrence[];
+  onTime: Occurrence[];
+  ambiguous: Occurrence[];
+  firstWake: number;
+}
+
+export const fired = (list: Occurrence[]) => list.filter((o) => o.emitted_at !== null);
+
+/**
+ * Classifies the slots due in (downAt, first wake after downAt]. No worker task ran during the downtime,
+ * so the first workflow task started after `downAt` is the wake that decided every missed slot (the
+ * workflow's clock is that task's start).
+ */
+export async function misfireOutcome(
+  stack: Stack,
+  scheduleId: string,
+  description: ScheduleDescription,
+  downAt: number,
+  maxLatenessMs: number,
+): Promise<MisfireOutcome> {
+  const history = await stack.client.workflow
+    .getHandle(scheduleWorkflowId('acme', scheduleId))
+    .fetchHistory();
+  const firstWake = Math.min(
+    ...(history.events ?? [])
+      .filter((e) => e.workflowTaskStartedEventAttributes && tsMs(e.eventTime) > downAt)
+      .map((e) => tsMs(e.eventTime)),
+  );
+  const missed = description.recent_occurrences.filter((o) => {
+    const due = Date.parse(o.fire_at);
+    return due > downAt && due <= firstWake;
+  });
+  const lateness = (o: Occurrence) => firstWake - Date.parse(o.fire_at);
+  return {
+    description,
+    missed,
+    late: missed.filter((o) => lateness(o) > maxLatenessMs + AMBIGUOUS_MS),
+    onTime: missed.filter((o) => lateness(o) < maxLatenessMs - AMBIGUOUS_MS),
+    ambiguous: missed.filter((o) => Math.abs(lateness(o) - maxLatenessMs) <= AMBIGUOUS_MS),
+    firstWake,
+  };
+}
+
+/** One record per slot of the grid, and each fired slot's job ran exactly once (one run). */
+export function expectGridAndOneRunEach(outcome: MisfireOutcome, everyMs: number, runLog: string) {
+  const { description } = outcome;
+  const slots = description.recent_occurrences.map((o) => Date.parse(o.scheduled_for));
+  expect(new Set(slots).size).toBe(slots.length);
+  for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBe(everyMs);
+  const lines = groupBy(readRunLines(runLog), (l) => l.occurrence_id);
+  const id = description.schedule.schedule_id;
+  for (const o of fired(description.recent_occurrences)) {
+    expect(new Set((lines.get(o.occurrence_id) ?? []).map((r) => r.run_id)).size, o.occurrence_id).toBe(1);
+  }
+  const ran = [...lines.keys()].filter((x) => x.includes(`/${id}/`)).sort();
+  expect(ran).toEqual(
+    fired(description.recent_occurrences)
+      .map((o) => o.occurrence_id)
+      .sort(),
+  );
+}
+
+/** SKIP: no occurrence for the late slots; on-time ones fire. */
+export function expectSkip({ description, late, onTime }: MisfireOutcome) {
+  expect(fired(late)).toHaveLength(0);
+  for (const o of late) {
+    expect(o.status).toBe('SKIPPED');
+    expect(o.reason).toMatch(/misfire SKIP/);
+  }
+  expect(fired(onTime)).toHaveLength(onTime.length);
+  expect(description.counters.caught_up).toBe(0);
+  expect(description.counters.skipped).toBeGreaterThanOrEqual(late.length);
+}
+
+/** FIRE_ONCE: one occurrence for all the missed slots (the newest late one, if none was on time). */
+export function expectFireOnce({ description, missed, late, onTime, ambiguous }: MisfireOutcome) {
+  expect(fired(missed)).toHaveLength(1);
+  if (onTime.length === 0 && ambiguous.length === 0) {
+    const [one] = fired(missed);
+    expect(one!.occurrence_id).toBe(late.at(-1)!.occurrence_id);
+    expect(one!.reason).toMatch(new RegExp(`FIRE_ONCE: one occurrence for ${late.length} missed slot`));
+    expect(description.counters.caught_up).toBe(1);
+  } else {
+    // A slot of the batch was still on time: it fires, and it covers the late ones.
+    expect(fired(late)).toHaveLength(0);
+  }
+  for (const o of missed.filter((x) => x.emitted_at === null)) expect(o.status).toBe('SKIPPED');
+}
+
+/** CATCH_UP: one occurrence for each missed slot. */
+export function expectCatchUp({ description, missed, late }: MisfireOutcome) {
+  expect(fired(missed)).toHaveLength(missed.length);
+  for (const o of late) expect(o.reason).toMatch(/CATCH_UP/);
+  expect(description.counters.caught_up).toBeGreaterThanOrEqual(late.length);
+  expect(description.counters.caught_up).toBeLessThanOrEqual(missed.length);
+  expect(description.counters.skipped + description.counters.expired).toBe(0);
+}
