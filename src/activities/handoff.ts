@@ -90,7 +90,7 @@ const isPermanentStartError = (err: unknown): boolean => {
   return isGrpcServiceError(cause) && cause.code === 3; // INVALID_ARGUMENT
 };
 
-/** Hand-offs under way in this worker: signals, events, and JOB starts made from a local activity. */
+/** Hand-offs under way in this worker: signals, events, and JOB starts made from an activity. */
 function handoffsInFlight(tenant: string, target: string) {
   return Context.current()
     .metricMeter.withTags({ tenant, target })
@@ -179,10 +179,10 @@ export function createHandoffActivities(deps: HandoffDependencies) {
 
   return {
     /**
-     * Starts a JOB's workflow; run as a local activity inside the schedule's workflow task that decided the
-     * slot, so the decision and the start's result are recorded together (a marker). IDs are never reused
-     * (REJECT_DUPLICATE): if the worker died after this start but before the task completed, the retried
-     * task starts it again with the same request ID and the server answers with the run it already
+     * Starts a JOB's workflow; scheduled by the schedule's workflow task that decided the slot (a local
+     * activity of that task before 0.3). IDs are never reused (REJECT_DUPLICATE): if the worker died after
+     * this start but before its result was recorded, the retried attempt starts it again with the same
+     * request ID and the server answers with the run it already
      * started; a start refused as already started is another emission of the same slot (a backfill or
      * trigger over a slot the schedule no longer remembers) and is reported as a duplicate. Either way the
      * occurrence's workflow runs once.

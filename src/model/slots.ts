@@ -1,5 +1,5 @@
 // The slots of a schedule definition: the one place a schedule spec meets the calendar engine. The
-// workflow gets them through a local activity (src/activities/slots.ts, recorded in history); the SDK
+// workflow gets them through an activity (src/activities/slots.ts, recorded in history); the SDK
 // calls the same function to validate and preview a definition without a server.
 
 import { type CalendarCursor, compileCalendar, type Slot } from '../calendar/index.js';

@@ -246,9 +246,9 @@ describe('edits racing with due slots from three API processes (real product pro
       // based on 1, 2, … final-1, each on a different one.
       const bases = applied.map((e) => e.expected).sort((a, b) => a - b);
       expect(bases).toEqual(Array.from({ length: applied.length }, (_, i) => i + 1));
-      // The PATCH answer is the schedule read after the edit: its own version, or a later one when
-      // another edit landed in between (see the report: it does not say which version the edit made).
-      for (const e of applied) expect(e.version).toBeGreaterThanOrEqual(e.expected + 1);
+      // The PATCH answer is the schedule as this edit left it: exactly the version the edit made, even
+      // when another edit landed before the answer (before 0.3 it was a read after the write).
+      for (const e of applied) expect(e.version).toBe(e.expected + 1);
     }
   });
 
