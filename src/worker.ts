@@ -26,8 +26,9 @@ export const workflowsPath = fileURLToPath(
  * Measured with bench/scheduler/versus-schedules.ts (BENCHMARKS.md, 2026-11-30, 2 shared cores, load
  * 10-20): a cached schedule workflow costs about 2 MiB of worker RSS (1,000 cached: 2.0-2.2 GiB; the SDK
  * default, 2,311 on this machine's heap, reached 4.6 GiB with 10,000 schedules), because the reused V8
- * context instantiates the bundle's modules (zod included, via model/contracts) once per workflow. So
- * the cache is bounded at 1,000: a 1,000-schedule burst still runs from the cache, and schedules beyond
+ * context instantiates the bundle's modules (zod included, via model/contracts) once per workflow. 0.3's
+ * bundle loads no zod: 1,000 cached schedules peaked at 679 MiB (quiet machine, same bench). The cache
+ * stays bounded at 1,000: a 1,000-schedule burst still runs from the cache, and schedules beyond
  * it are evicted (a fire replays their short history); 10,000 idle ones left the worker at 2.6 GiB. Concurrent workflow
  * tasks: default 40 (A) and 10 (B) at 1,000 due in one minute gave 29.0 / 32.7 s worker CPU and 0.28 /
  * 0.19 task timeouts per fire, in runs under different load: no measurable difference, so the SDK
