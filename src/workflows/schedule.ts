@@ -555,8 +555,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   });
 
   /** Keeps at least one future slot buffered (or all due ones), computing batches in a local activity. */
-  const fillBuffer = async () => {
-    const now = workflowNow();
+  const fillBuffer = async (now: number) => {
     // FIXED_DELAY counts from the previous completion, so its next slot exists only once that is known.
     // One slot at a time: the next is computed only once the buffered one fired and its job finished.
     if (isFixedDelay() && (s.buffer.length > 0 || activeCount() > 0 || s.queue.length > 0)) return;
@@ -579,8 +578,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     }
   };
 
-  const decideDueSlots = () => {
-    const now = workflowNow();
+  const decideDueSlots = (now: number) => {
     const { due, later } = splitDue(s.buffer, now);
     if (due.length === 0) return;
     s.buffer = later;
@@ -671,7 +669,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         s.buffer = [];
         s.cursor = null;
         s.exhausted = false;
-        await fillBuffer();
+        await fillBuffer(now);
         return command.done({ version: s.version, next_runs: nextRuns() });
       }
       case 'trigger': {
@@ -813,8 +811,12 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
 
   const processDueSlots = async () => {
-    await fillBuffer();
-    decideDueSlots();
+    // Slots are judged at the instant of the wake (on time or late, by the misfire policy), even when a
+    // slot batch had to be fetched first: since 0.3 that fetch is an activity whose result comes with a
+    // later workflow task (a local activity's came with the same one, whose time is the wake's).
+    const now = workflowNow();
+    await fillBuffer(now);
+    decideDueSlots(localActivities ? workflowNow() : now);
     firePending();
   };
 

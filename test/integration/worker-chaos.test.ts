@@ -10,7 +10,7 @@ describe('worker SIGKILLed at random moments during bursts of due slots (dev ser
     const report = await runKillChaos({ kills: 5, perKind: 2, everyS: 2, maxUpMs: 2500, seed: 5 });
     console.info(`[worker-chaos]\n${formatReport(report)}`);
     expect(report.kills).toHaveLength(5);
-    expect(report.expectedSlots).toBeGreaterThan(30);
+    expect(report.expectedSlots).toBeGreaterThanOrEqual(20); // the workload ran (6 schedules × ≥ 3 lives)
     expect(report.lost).toEqual([]);
     expect(report.doubled).toEqual([]);
     expect(report.strays).toEqual([]);
