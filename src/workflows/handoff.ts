@@ -1,11 +1,11 @@
 // Handing a JOB occurrence off. The job's workflow ID is the occurrence ID and IDs are never reused, so
 // starting the same slot again (a backfill over a fired slot, a manual trigger of a slot that already ran)
 // is refused by the server and counted as a prevented duplicate. The job outlives the schedule: cancelling
-// a schedule never kills work already handed off unless asked to. Two ways to start it, both recorded in
-// the schedule's workflow task that decided the slot, so no crash can fall between the decision and the
-// start being recorded:
-// - `startJobInActivity`: a local activity starts it through the client (one workflow task per fire, a
-//   marker in history), for schedules that never wait for the job;
+// a schedule never kills work already handed off unless asked to. Two ways to start it, both decided in
+// the schedule's workflow task that decided the slot:
+// - `startJobInActivity`: an activity starts it through the client, for schedules that never wait for the
+//   job (a regular activity since 0.3; a local activity of the deciding task before, see
+//   PATCH_NO_LOCAL_ACTIVITIES in schedule.ts); a retried start carries the same request ID;
 // - `startJob`: a child workflow (a start command, then the child's started and closed events), for
 //   schedules that need its completion (overlap other than ALLOW, FIXED_DELAY, ONE_TIME/DELAY/DEADLINE):
 //   the child's result is how the schedule learns it, with no polling.

@@ -503,12 +503,11 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         // the definition it wrote and what the edit returned.
         const after = await sdk.get(id);
         if (after.version === edited.version) return after;
-        const { version: _v, next_run_at: _n, ...unchanged } = current;
-        const asEdited = Object.fromEntries(
-          Object.entries(unchanged).filter(([key]) => !(key in ScheduleSpec.shape)),
+        const serverOwned = Object.fromEntries(
+          Object.entries(current).filter(([key]) => !(key in ScheduleSpec.shape)),
         );
         return {
-          ...asEdited,
+          ...serverOwned,
           ...spec.data,
           version: edited.version,
           next_run_at: edited.next_runs[0]?.fire_at ?? null,
