@@ -31,8 +31,14 @@ export const workflowsPath = fileURLToPath(
  * stays bounded at 1,000: a 1,000-schedule burst still runs from the cache, and schedules beyond
  * it are evicted (a fire replays their short history); 10,000 idle ones left the worker at 2.6 GiB. Concurrent workflow
  * tasks: default 40 (A) and 10 (B) at 1,000 due in one minute gave 29.0 / 32.7 s worker CPU and 0.28 /
- * 0.19 task timeouts per fire, in runs under different load: no measurable difference, so the SDK
- * default stays. reuseV8Context stays on (the default): off, every cached workflow gets its own context.
+ * 0.19 task timeouts per fire, in runs under different load: no measurable difference. Pollers, on 0.3
+ * on a quiet machine (same bench, `--worker-tuning`, one after the other): SDK defaults p99 31.2 s;
+ * 100 concurrent workflow tasks with 40 workflow and 20 activity pollers p99 41.8 s (worse); autoscaling
+ * pollers p99 31.6 s (same). The server, not the worker, is what a burst waits on (its persistence
+ * serialises the writes: it used 0.8 of a core while the worker idled between tasks), so the SDK defaults
+ * stay. The dev server's eager activity execution (`system.enableActivityEagerExecution`) changed
+ * nothing measurable either (p99 30.4 vs 31.2 s, 54.8 vs 54.3 ms CPU per fire), so it stays off.
+ * reuseV8Context stays on (the default): off, every cached workflow gets its own context.
  */
 export const schedulerWorkerTuning = {
   stickyQueueScheduleToStartTimeout: '30s',

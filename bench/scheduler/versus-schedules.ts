@@ -4,7 +4,8 @@
  *
  *   node --import tsx bench/scheduler/versus-schedules.ts [--schedules 1000] [--side both|ours|temporal]
  *        [--concurrency 20] [--lead <s>] [--deadline <s>] [--jitter PT30S] [--history-sample 1000]
- *        [--idle] [--idle-months 1] [--idle-window 60]
+ *        [--idle] [--idle-months 1] [--idle-window 60] [--creates-only] [--rounds 3]
+ *        [--worker-tuning '<WorkerOptions JSON over src/worker.ts's tuning>']
  *   (or: npm run bench:schedules -- --schedules 1000)
  *
  * Burst (default): N recurring schedules whose cron spec (`m h * * *`, UTC) is due at the same minute T,
@@ -26,6 +27,9 @@
  * Idle (--idle): N schedules whose only run is `--idle-months` months ahead (`0 0 1 <month> *`). Reports
  * the creation rate, the scheduler worker's RSS, the dev server's RSS and the database size every N/10
  * creates (growth per schedule), then, once the processes are quiet, the CPU they use in an idle window.
+ *
+ * Creation rate (--creates-only): `--rounds` rounds of N creates per side (due next month), each on a
+ * fresh server, the side that goes first alternating per round; the median ratio is the result.
  *
  * Every table is printed with the load averages before and after its side (the machine is shared).
  */
@@ -65,6 +69,10 @@ const { values } = parseArgs({
     idle: { type: 'boolean', default: false },
     'idle-months': { type: 'string', default: '1' },
     'idle-window': { type: 'string', default: '60' },
+    'creates-only': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
+    /** Worker options (JSON) over src/worker.ts's tuning, for the scheduler worker: to measure another tuning. */
+    'worker-tuning': { type: 'string' },
   },
 });
 type Side = 'ours' | 'temporal';
@@ -82,6 +90,8 @@ const DEADLINE_MS = Number(values.deadline ?? Math.max(360, N * 0.06)) * 1000;
 const IDLE = values.idle!;
 const IDLE_MONTHS = Number(values['idle-months']);
 const IDLE_WINDOW_S = Number(values['idle-window']);
+const CREATES_ONLY = values['creates-only']!;
+const ROUNDS = Number(values.rounds);
 const TENANT = 'acme';
 
 const t0 = Date.now();
@@ -140,7 +150,12 @@ async function startSide(
   log(`${side}: dev server ${stack.server.address} (db in ${stack.dir})`);
   const [jobs, schedulerWorker] = await Promise.all([
     startWorker(stack, { ROLES: 'jobs' }),
-    side === 'ours' ? startWorker(stack, { ROLES: 'scheduler' }) : Promise.resolve(undefined),
+    side === 'ours'
+      ? startWorker(stack, {
+          ROLES: 'scheduler',
+          ...(values['worker-tuning'] ? { SCHEDULER_WORKER_TUNING: values['worker-tuning'] } : {}),
+        })
+      : Promise.resolve(undefined),
   ]);
   log(`${side}: workers polling`);
   return {
@@ -459,7 +474,10 @@ async function idle(side: Side): Promise<IdleResult> {
 
 const label = (side: Side) =>
   side === 'ours' ? 'this scheduler (CRON, JOB, ALLOW)' : "Temporal's Schedules (cron spec, ALLOW_ALL)";
-const tuning = JSON.stringify(schedulerWorkerTuning);
+const tuning = JSON.stringify({
+  ...schedulerWorkerTuning,
+  ...(values['worker-tuning'] ? JSON.parse(values['worker-tuning']) : {}),
+});
 const cli = findTemporalCli();
 const cliVersion = cli ? execFileSync(cli, ['--version']).toString().trim() : 'unknown';
 const machine = `${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${cliVersion}; scheduler worker tuning ${tuning}`;
@@ -549,7 +567,54 @@ function printIdle(results: IdleResult[]) {
   console.log(lines.join('\n'));
 }
 
-if (IDLE) {
+/**
+ * Creation rate alone, side by side: each round creates N schedules due next month on a fresh server per
+ * side, the sides alternating which goes first, so that drift of a shared machine falls on both.
+ */
+async function createRate(side: Side): Promise<{ side: Side; perS: number; load: string }> {
+  const { stack } = await startSide(side);
+  try {
+    const month = ((new Date().getUTCMonth() + 1) % 12) + 1;
+    const createMs = await createAll(side, stack, scheduleIds(side), `0 0 1 ${month} *`);
+    log(`${side}: ${N} created in ${(createMs / 1000).toFixed(1)} s`);
+    return { side, perS: N / (createMs / 1000), load: loadavg() };
+  } finally {
+    await stopStack(stack);
+  }
+}
+
+if (CREATES_ONLY) {
+  const rounds: { side: Side; perS: number; load: string }[][] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: Side[] = round % 2 === 0 ? ['ours', 'temporal'] : ['temporal', 'ours'];
+    const results = [];
+    for (const side of order) results.push(await createRate(side));
+    rounds.push(results);
+  }
+  const rate = (r: { side: Side; perS: number }[], side: Side) => r.find((x) => x.side === side)!.perS;
+  const ratios = rounds.map((r) => rate(r, 'ours') / rate(r, 'temporal'));
+  console.log(
+    [
+      `### Creation rate, ${N} schedules per side per round, ${ROUNDS} rounds`,
+      '',
+      `Command: \`${command}\``,
+      '',
+      "| round (first side) | this scheduler creates/s | Temporal's Schedules creates/s | ratio (ours / Temporal's) | load after |",
+      '|---|---:|---:|---:|---|',
+      ...rounds.map(
+        (r, i) =>
+          `| ${i + 1} (${r[0]!.side}) | ${rate(r, 'ours').toFixed(1)} | ${rate(r, 'temporal').toFixed(1)} | ${ratios[i]!.toFixed(2)} | ${r.at(-1)!.load} |`,
+      ),
+      '',
+      `Median ratio ${quantile(
+        [...ratios].sort((a, b) => a - b),
+        0.5,
+      ).toFixed(2)} (goal ≥ 1).`,
+      '',
+      `Machine: ${machine}.`,
+    ].join('\n'),
+  );
+} else if (IDLE) {
   const results: IdleResult[] = [];
   for (const side of SIDES) results.push(await idle(side));
   printIdle(results);
