@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Occurrence } from '../../src/model/contracts.js';
+import type { Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import {
   eventually,
@@ -58,7 +58,14 @@ async function letRunThenCancel(stack: Stack, scheduleId: string) {
     },
     60_000,
   );
-  const final = await sdk.cancel(scheduleId);
+  await sdk.cancel(scheduleId);
+  // The schedule as it ended: the cancel answers as of the cancel, when the start of the latest slot may
+  // still be in flight (DISPATCHING, a regular activity since 0.3); the run drains its hand-offs before it
+  // closes and returns its final description.
+  const final = await client.workflow
+    .getHandle(scheduleWorkflowId('acme', scheduleId))
+    .result()
+    .then((r) => r as ScheduleDescription);
   const occurrences = final.recent_occurrences;
   // Every started job finished (so every run line that will ever be written is written).
   await eventually(
