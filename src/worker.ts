@@ -29,7 +29,8 @@ export const workflowsPath = fileURLToPath(
  * context instantiates the bundle's modules (zod included, via model/contracts) once per workflow. 0.3's
  * bundle loads no zod: 1,000 cached schedules peaked at 679 MiB (quiet machine, same bench). The cache
  * stays bounded at 1,000: a 1,000-schedule burst still runs from the cache, and schedules beyond
- * it are evicted (a fire replays their short history); 10,000 idle ones left the worker at 2.6 GiB. Concurrent workflow
+ * it are evicted (a fire replays their short history); 10,000 idle ones left the 0.2 worker at 2.6 GiB,
+ * 100,000 idle ones the 0.3 worker at 881 MiB (peak 1,038 MiB). Concurrent workflow
  * tasks: default 40 (A) and 10 (B) at 1,000 due in one minute gave 29.0 / 32.7 s worker CPU and 0.28 /
  * 0.19 task timeouts per fire, in runs under different load: no measurable difference. Pollers, on 0.3
  * on a quiet machine (same bench, `--worker-tuning`, one after the other): SDK defaults p99 31.2 s;

@@ -92,6 +92,10 @@ const IDLE_MONTHS = Number(values['idle-months']);
 const IDLE_WINDOW_S = Number(values['idle-window']);
 const CREATES_ONLY = values['creates-only']!;
 const ROUNDS = Number(values.rounds);
+/** Parsed once, before any server starts: a malformed --worker-tuning fails here. */
+const WORKER_TUNING: Record<string, unknown> | undefined = values['worker-tuning']
+  ? JSON.parse(values['worker-tuning'])
+  : undefined;
 const TENANT = 'acme';
 
 const t0 = Date.now();
@@ -153,7 +157,7 @@ async function startSide(
     side === 'ours'
       ? startWorker(stack, {
           ROLES: 'scheduler',
-          ...(values['worker-tuning'] ? { SCHEDULER_WORKER_TUNING: values['worker-tuning'] } : {}),
+          ...(WORKER_TUNING ? { SCHEDULER_WORKER_TUNING: JSON.stringify(WORKER_TUNING) } : {}),
         })
       : Promise.resolve(undefined),
   ]);
@@ -411,13 +415,14 @@ interface IdleResult {
   final: IdleSample & { schedulerPeak: number; serverPeak: number };
 }
 
+/** A cron spec whose only run in the bench's lifetime is on the 1st of the month `monthsAhead` from now. */
+const idleCron = (monthsAhead: number) => `0 0 1 ${((new Date().getUTCMonth() + monthsAhead) % 12) + 1} *`;
+
 async function idle(side: Side): Promise<IdleResult> {
   const loadBefore = loadavg();
   const { stack, procs } = await startSide(side);
   try {
-    const now = new Date();
-    const month = ((now.getUTCMonth() + IDLE_MONTHS) % 12) + 1;
-    const cron = `0 0 1 ${month} *`;
+    const cron = idleCron(IDLE_MONTHS);
     const ids = scheduleIds(side);
     const samples: IdleSample[] = [];
     const sampleNow = (created: number): IdleSample => ({
@@ -474,10 +479,7 @@ async function idle(side: Side): Promise<IdleResult> {
 
 const label = (side: Side) =>
   side === 'ours' ? 'this scheduler (CRON, JOB, ALLOW)' : "Temporal's Schedules (cron spec, ALLOW_ALL)";
-const tuning = JSON.stringify({
-  ...schedulerWorkerTuning,
-  ...(values['worker-tuning'] ? JSON.parse(values['worker-tuning']) : {}),
-});
+const tuning = JSON.stringify({ ...schedulerWorkerTuning, ...WORKER_TUNING });
 const cli = findTemporalCli();
 const cliVersion = cli ? execFileSync(cli, ['--version']).toString().trim() : 'unknown';
 const machine = `${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${cliVersion}; scheduler worker tuning ${tuning}`;
@@ -571,11 +573,15 @@ function printIdle(results: IdleResult[]) {
  * Creation rate alone, side by side: each round creates N schedules due next month on a fresh server per
  * side, the sides alternating which goes first, so that drift of a shared machine falls on both.
  */
-async function createRate(side: Side): Promise<{ side: Side; perS: number; load: string }> {
+interface CreateRate {
+  side: Side;
+  perS: number;
+  load: string;
+}
+async function createRate(side: Side): Promise<CreateRate> {
   const { stack } = await startSide(side);
   try {
-    const month = ((new Date().getUTCMonth() + 1) % 12) + 1;
-    const createMs = await createAll(side, stack, scheduleIds(side), `0 0 1 ${month} *`);
+    const createMs = await createAll(side, stack, scheduleIds(side), idleCron(1));
     log(`${side}: ${N} created in ${(createMs / 1000).toFixed(1)} s`);
     return { side, perS: N / (createMs / 1000), load: loadavg() };
   } finally {
@@ -584,14 +590,14 @@ async function createRate(side: Side): Promise<{ side: Side; perS: number; load:
 }
 
 if (CREATES_ONLY) {
-  const rounds: { side: Side; perS: number; load: string }[][] = [];
+  const rounds: CreateRate[][] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const order: Side[] = round % 2 === 0 ? ['ours', 'temporal'] : ['temporal', 'ours'];
     const results = [];
     for (const side of order) results.push(await createRate(side));
     rounds.push(results);
   }
-  const rate = (r: { side: Side; perS: number }[], side: Side) => r.find((x) => x.side === side)!.perS;
+  const rate = (r: CreateRate[], side: Side) => r.find((x) => x.side === side)!.perS;
   const ratios = rounds.map((r) => rate(r, 'ours') / rate(r, 'temporal'));
   console.log(
     [

@@ -554,7 +554,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     ...extra,
   });
 
-  /** Keeps at least one future slot buffered (or all due ones), computing batches in a local activity. */
+  /** Keeps at least one future slot buffered (or all due ones), computing batches in an activity. */
   const fillBuffer = async (now: number) => {
     // FIXED_DELAY counts from the previous completion, so its next slot exists only once that is known.
     // One slot at a time: the next is computed only once the buffered one fired and its job finished.

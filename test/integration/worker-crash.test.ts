@@ -62,10 +62,9 @@ async function letRunThenCancel(stack: Stack, scheduleId: string) {
   // The schedule as it ended: the cancel answers as of the cancel, when the start of the latest slot may
   // still be in flight (DISPATCHING, a regular activity since 0.3); the run drains its hand-offs before it
   // closes and returns its final description.
-  const final = await client.workflow
+  const final = (await client.workflow
     .getHandle(scheduleWorkflowId('acme', scheduleId))
-    .result()
-    .then((r) => r as ScheduleDescription);
+    .result()) as ScheduleDescription;
   const occurrences = final.recent_occurrences;
   // Every started job finished (so every run line that will ever be written is written).
   await eventually(
