@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { assertPortFree } from './ports.js';
@@ -30,6 +30,13 @@ export interface DevServer {
 
 export class DevServerError extends Error {
   override name = 'DevServerError';
+  constructor(
+    message: string,
+    /** The server could not bind one of its ports: another process took it. */
+    readonly addressInUse = false,
+  ) {
+    super(message);
+  }
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -37,11 +44,20 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-function tail(file: string, lines = 5): string {
+/** What the server wrote to its (appended) log since `offset`: this start's own lines only. */
+function logSince(file: string, offset: number): string[] {
   try {
-    return readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+    return readFileSync(file).subarray(offset).toString('utf8').trim().split('\n');
   } catch {
-    return '';
+    return [];
+  }
+}
+
+function logSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }
 
@@ -58,8 +74,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       return await launchDevServer(options, ip);
     } catch (err) {
       // Our ports were free just now: an "address already in use" is one of the ports the CLI chose
-      // itself, taken by another process between its check and its bind. Another try picks others.
-      const lost = err instanceof DevServerError && /address already in use/.test(err.message);
+      // itself, taken by another process between its check and its bind. Another try picks others
+      // (and if it was ours, assertPortFree above now says so).
+      const lost = err instanceof DevServerError && err.addressInUse;
       if (!lost || attempt >= START_ATTEMPTS) throw err;
     }
   }
@@ -75,6 +92,7 @@ async function launchDevServer(options: DevServerOptions, ip: string): Promise<D
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort), '--ui-ip', ip);
 
+  const logStart = logSize(options.logFile);
   const log = openSync(options.logFile, 'a');
   const child = spawn(options.cliPath, args, { stdio: ['ignore', log, log] });
   closeSync(log);
@@ -87,8 +105,13 @@ async function launchDevServer(options: DevServerOptions, ip: string): Promise<D
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (exitInfo) {
+      // The cause is the first error line: a failed bind is followed by a long Go panic trace.
+      const lines = logSince(options.logFile, logStart);
+      const bindFailure = lines.find((line) => /address already in use/.test(line));
+      const shown = [...(bindFailure ? [bindFailure, '…'] : []), ...lines.slice(-5)].join('\n');
       throw new DevServerError(
-        `the Temporal dev server stopped while starting (${exitInfo}); its log ${options.logFile} ends:\n${tail(options.logFile)}`,
+        `the Temporal dev server stopped while starting (${exitInfo}); its log ${options.logFile} says:\n${shown}`,
+        bindFailure !== undefined,
       );
     }
     try {
