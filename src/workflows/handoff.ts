@@ -89,6 +89,14 @@ const startJobLocally =
   wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(
     jobStartActivityOptions,
   ).startJobWorkflow;
+// An inert start (PATCH_INERT_LOCAL_START in schedule.ts) must resolve before the next wake and retry
+// within core: no backoff timer after its result (the retry threshold is above its whole budget).
+const startJobInertly = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>({
+  ...jobStartActivityOptions,
+  startToCloseTimeout: '5s',
+  scheduleToCloseTimeout: '10s',
+  localRetryThreshold: '1m',
+}).startJobWorkflow;
 const startJobInTask =
   wf.proxyActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(jobStartActivityOptions).startJobWorkflow;
 
@@ -103,9 +111,9 @@ export function startJobInActivity(
   occurrence: OccurrenceEnvelope,
   defaultTaskQueue: string,
   emission: string,
-  local: boolean,
+  local: boolean | 'inert',
 ): Promise<JobStartResult> {
-  return (local ? startJobLocally : startJobInTask)({
+  return (local === 'inert' ? startJobInertly : local ? startJobLocally : startJobInTask)({
     ...jobStartOptions(target, occurrence, defaultTaskQueue),
     occurrence,
     requestId: emission,

@@ -88,6 +88,17 @@ export const PATCH_HANDLERS_WHILE_DRAINING = 'v0.3-handlers-while-draining';
  */
 export const PATCH_NO_LOCAL_ACTIVITIES = 'v0.3-no-local-activities';
 
+/**
+ * Patch of v0.4 (experiment): a JOB start of a recurring ALLOW schedule is a local activity again, but only
+ * where nothing follows its result (see docs/runtime.md, "What would bring the one-task fire back"): the
+ * task that starts it also arms the sleep's timer and upserts the next run, the result only updates the
+ * occurrence and wakes nothing, and every wake first waits for such starts. Where the query race of
+ * PATCH_NO_LOCAL_ACTIVITIES records the marker does not matter then.
+ */
+export const PATCH_INERT_LOCAL_START = 'v0.4-inert-local-job-start';
+/** An inert start needs the next slot this far away, so that it resolved before the next wake. */
+const INERT_START_SPACING_MS = 30_000;
+
 const SLOT_BATCH = 100;
 const RECENT_LIMIT = 256;
 const NEXT_RUNS_SHOWN = 10;
@@ -231,6 +242,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const perFireCost = wf.patched(PATCH_PER_FIRE_COST);
   const servesHandlersWhileDraining = wf.patched(PATCH_HANDLERS_WHILE_DRAINING);
   const localActivities = !wf.patched(PATCH_NO_LOCAL_ACTIVITIES);
+  const inertLocalStarts = !localActivities && wf.patched(PATCH_INERT_LOCAL_START);
   const { computeSlotBatch } = localActivities ? slotsLocally : slotsInTask;
   let givenFirstBatch = input.state === undefined && !localActivities ? input.firstBatch : undefined;
   const s: ScheduleState = input.state ?? initialState(input);
@@ -239,6 +251,10 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   let handoffsInFlight = 0;
   /** Jobs being started from an activity (a local one before v0.3: resolved within the task that started it). */
   let jobStartsInFlight = 0;
+  /** Inert local starts in flight (PATCH_INERT_LOCAL_START): not in jobStartsInFlight, they wake nothing. */
+  let inertStartsInFlight = 0;
+  /** Set by processDueSlots for the fires of a pass whose task ends asleep on a timer. */
+  let startsMayBeInert = false;
   /** ONE_TIME, DELAY and DEADLINE end when their occurrences have run; they end FAILED if one failed. */
   const endsAfterItsSlots = () => ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(s.spec.timing.kind);
   const isFixedDelay = () => s.spec.timing.kind === 'INTERVAL' && s.spec.timing.mode === 'FIXED_DELAY';
@@ -409,9 +425,38 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     }
     handoffsInFlight += 1;
     const target = s.spec.target;
+    const inert =
+      startsMayBeInert && occ.trigger === 'SCHEDULE' && target.type === 'JOB' && !watchesCompletion();
     void (async () => {
       try {
-        if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
+        if (inert && target.type === 'JOB') {
+          // Nothing follows this result: it updates the occurrence and the counters only. A start that
+          // fails for good locally is retried once from a regular activity with the same request ID.
+          inertStartsInFlight += 1;
+          const emission = `${wf.workflowInfo().runId}/${s.counters.fired}`;
+          const started = await startJobInActivity(
+            target,
+            envelope(occ),
+            input.defaultJobTaskQueue,
+            emission,
+            'inert',
+          )
+            .catch(() =>
+              startJobInActivity(target, envelope(occ), input.defaultJobTaskQueue, emission, false),
+            )
+            .finally(() => {
+              inertStartsInFlight -= 1;
+            });
+          occ.target_ref = started.workflowId;
+          occ.attempt = started.attempt;
+          if (started.duplicate) {
+            occ.duplicate_prevented = true;
+            count('duplicates_prevented', occ);
+            finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
+          } else {
+            finish(occ, 'HANDED_OFF', null);
+          }
+        } else if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
           // Nothing here waits for the job: start it from an activity (no child events, no child to
           // outlive the schedule). The request ID names this emission, so a start retried after a crash
           // gets back the run it already started.
@@ -480,7 +525,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         });
       } finally {
         handoffsInFlight -= 1;
-        wake = true;
+        if (!inert) wake = true;
       }
     })();
   };
@@ -817,7 +862,21 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const now = workflowNow();
     await fillBuffer(now);
     decideDueSlots(localActivities ? workflowNow() : now);
+    const info = wf.workflowInfo();
+    const nextSlot = s.buffer[0];
+    // The pass's starts are inert only if this task ends asleep on a timer: ACTIVE, a later slot buffered
+    // and far enough, no command waiting, the whole catch-up in this pass, the history short of its bound.
+    startsMayBeInert =
+      inertLocalStarts &&
+      s.status === 'ACTIVE' &&
+      commands.length === 0 &&
+      s.pendingFires.length <= FIRES_PER_PASS &&
+      nextSlot !== undefined &&
+      Date.parse(nextSlot.fireAt) - now >= INERT_START_SPACING_MS &&
+      !info.continueAsNewSuggested &&
+      info.historyLength <= continueAsNewAfter;
     firePending();
+    startsMayBeInert = false;
   };
 
   /**
@@ -841,6 +900,9 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   });
 
   for (;;) {
+    // Whatever woke the loop, inert starts resolve first: live their results may come with the wake's
+    // task, on replay before it; after this wait the loop sees the same state either way.
+    if (inertLocalStarts) await wf.condition(() => inertStartsInFlight === 0);
     wake = false;
     // What was due before a command arrived is handled under the definition it was due under: an edit,
     // pause or cancel that lands on a due slot applies after that slot fired.

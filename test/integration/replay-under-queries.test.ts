@@ -5,6 +5,8 @@
 // fixed by the patch v0.3-no-local-activities). Here: real dev server, the real worker process, schedules
 // hammered with backfill + describe queries + triggerNow, and every recorded history replayed by today's
 // code. With local activities 6 of these 12 schedules failed replay (measured before the fix); none may.
+// Since v0.4 a recurring ALLOW JOB fire starts its job from a local activity again, where nothing follows its
+// result (PATCH_INERT_LOCAL_START): the second case races those starts with the same reads and triggers.
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleSpec } from '../../src/model/contracts.js';
@@ -25,6 +27,8 @@ import {
 const HOUR = 3_600_000;
 const SCHEDULES = 12;
 const ROUNDS = 3;
+const INERT_SCHEDULES = 8;
+const INERT_RACE_MS = 100_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('histories of schedules read while they are edited replay (dev server)', () => {
@@ -97,5 +101,63 @@ describe('histories of schedules read while they are edited replay (dev server)'
     expect(failures).toEqual([]);
     // The races really happened: every EVENT schedule handed off its backfilled and triggered occurrences.
     expect(sink.events.length).toBeGreaterThanOrEqual((SCHEDULES / 2) * ROUNDS * 2);
+  }, 300_000);
+
+  it(`${INERT_SCHEDULES} schedules firing every 35 s, read and triggered throughout: their local starts replay`, async () => {
+    const raced = await pool(
+      Array.from({ length: INERT_SCHEDULES }, (_, i) => i),
+      INERT_SCHEDULES,
+      async (i) => {
+        const scheduleId = `inert-race-${i}`;
+        const handle = await stack.client.workflow.start('scheduleWorkflow', {
+          taskQueue: SCHEDULER_QUEUE,
+          workflowId: scheduleWorkflowId('acme', scheduleId),
+          args: [
+            {
+              identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
+              spec: ScheduleSpec.parse({
+                // A queue nobody polls: the start is what races, the job never runs.
+                target: { type: 'JOB', job_type: 'inertRaceJob', task_queue: 'inert-race-jobs' },
+                timing: { kind: 'INTERVAL', every: 'PT35S' },
+              }),
+              // Staggered, so that the schedules' fires spread over the 35 s.
+              createdAt: new Date(Date.now() - 34_000 + i * 3_500).toISOString(),
+              defaultJobTaskQueue: JOB_QUEUE,
+            },
+          ],
+        });
+        const end = Date.now() + INERT_RACE_MS;
+        const reads = async () => {
+          while (Date.now() < end) {
+            await handle.query(describeQuery);
+            await sleep((i * 11 + Date.now()) % 30);
+          }
+        };
+        const triggers = async () => {
+          for (let k = 0; Date.now() < end; k++) {
+            await sleep(500 + ((i * 977 + k * 1_409) % 3_000));
+            await handle.executeUpdate(triggerNowUpdate, { args: [{}] });
+          }
+        };
+        await Promise.all([reads(), reads(), triggers()]);
+        await sleep(1_000);
+        const history = await handle.fetchHistory();
+        await handle.terminate('test done');
+        return { workflowId: handle.workflowId, history };
+      },
+    );
+
+    const failures: string[] = [];
+    for await (const result of Worker.runReplayHistories({ workflowsPath }, raced)) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
+    }
+    expect(failures).toEqual([]);
+    // The race was there to lose: every schedule started jobs from local activities while it was read.
+    for (const { workflowId, history } of raced) {
+      const localStarts = (history.events ?? []).filter(
+        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+      );
+      expect(localStarts.length, workflowId).toBeGreaterThanOrEqual(2);
+    }
   }, 300_000);
 });

@@ -34,11 +34,16 @@ function expectContiguousGrid(occurrences: Occurrence[], everyMs: number) {
   for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!).toBe(everyMs);
 }
 
-/** MarkerRecorded events (local activity results, patches) whose details mention `text`. */
-/** The job-start results a schedule's history recorded for `text` (a job's workflow ID). */
+/**
+ * The job-start results a schedule's history recorded for `text` (a job's workflow ID): a completed
+ * activity's result, or a local activity's marker (v0.4's inert starts).
+ */
 function startResultsMentioning(events: HistoryEvent[], text: string): HistoryEvent[] {
   return events.filter((e) =>
-    (e.activityTaskCompletedEventAttributes?.result?.payloads ?? []).some((p) =>
+    [
+      ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
+      ...Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((p) => p.payloads ?? []),
+    ].some((p) =>
       Buffer.from(p.data ?? [])
         .toString('utf8')
         .includes(text),
@@ -46,17 +51,20 @@ function startResultsMentioning(events: HistoryEvent[], text: string): HistoryEv
   );
 }
 
-/** Lets three more slots fire after the last restart, cancels, and waits until every started job closed. */
-async function letRunThenCancel(stack: Stack, scheduleId: string) {
+const localStartMarkers = (events: HistoryEvent[]) =>
+  events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+
+/** Lets `more` slots fire after the last restart, cancels, and waits until every started job closed. */
+async function letRunThenCancel(stack: Stack, scheduleId: string, more = 3, slotMs = 3_000) {
   const { sdk, client } = stack;
   const firedBefore = fired((await sdk.describe(scheduleId)).recent_occurrences).length;
   await eventually(
-    'three more slots after the last restart',
+    `${more} more slots after the last restart`,
     async () => {
       const d = await sdk.describe(scheduleId);
-      return fired(d.recent_occurrences).length >= Math.max(firedBefore, 1) + 3 ? d : undefined;
+      return fired(d.recent_occurrences).length >= Math.max(firedBefore, 1) + more ? d : undefined;
     },
-    60_000,
+    60_000 + more * slotMs,
   );
   await sdk.cancel(scheduleId);
   // The schedule as it ended: the cancel answers as of the cancel, when the start of the latest slot may
@@ -129,65 +137,81 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
 
   /**
    * A recurring schedule with overlap ALLOW waits for no job: it starts each job from an activity that the
-   * workflow task deciding the slot scheduled (a local activity of that task before 0.3).
+   * workflow task deciding the slot scheduled — a local activity of that task where nothing follows its
+   * result (v0.4's inert start: the next slot at least 30 s away), a regular one otherwise.
    */
-  it('JOB started from an activity: killed before the start and again after the job started; every slot ran exactly once', async () => {
-    stack = await startStack('crash-job');
-    const { sdk, client } = stack;
-    const runLog = join(stack.dir, 'runs.jsonl');
-    const base = { RUN_LOG: runLog, CRASH_PROBES: '1' };
+  it.each([
+    { how: 'an activity', every: 'PT2S', slotMs: 2_000, more: 3, local: false },
+    { how: 'a local activity (inert start)', every: 'PT60S', slotMs: 60_000, more: 2, local: true },
+  ])(
+    'JOB started from $how: killed before the start and again after the job started; every slot ran exactly once',
+    async ({ every, slotMs, more, local }) => {
+      const scheduleId = local ? 'crash-job-local' : 'crash-job';
+      stack = await startStack(scheduleId);
+      const { sdk, client } = stack;
+      const runLog = join(stack.dir, 'runs.jsonl');
+      const base = { RUN_LOG: runLog, CRASH_PROBES: '1' };
 
-    // Window 1: the schedule decided the slot and its activity is about to start the job.
-    const w1 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'beforeJobStart' });
-    await sdk.create({
-      schedule_id: 'crash-job',
-      target: { type: 'JOB', job_type: 'fileRecordedJob' },
-      timing: { kind: 'INTERVAL', every: 'PT2S' },
-      max_lateness_s: 600, // every slot is on time however long recovery takes: all of them must run
-    });
-    await w1.waitFor(/paused beforeJobStart \S+/, 30_000);
-    const decidedId = /paused beforeJobStart (\S+)/.exec(w1.output())![1]!;
-    await killHard(w1);
-    await expect(client.workflow.getHandle(decidedId).describe()).rejects.toBeInstanceOf(
-      WorkflowNotFoundError,
-    );
+      // Window 1: the schedule decided the slot and its activity is about to start the job.
+      const w1 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'beforeJobStart' });
+      await sdk.create({
+        schedule_id: scheduleId,
+        target: { type: 'JOB', job_type: 'fileRecordedJob' },
+        // The first slot 5 s after the create.
+        timing: { kind: 'INTERVAL', every, anchor: new Date(Date.now() - slotMs + 5_000).toISOString() },
+        max_lateness_s: 600, // every slot is on time however long recovery takes: all of them must run
+      });
+      const how = local ? 'local' : 'activity'; // where the probe paused: a local or a regular activity
+      await w1.waitFor(new RegExp(`paused beforeJobStart \\S+ ${how}`), 30_000);
+      const decidedId = /paused beforeJobStart (\S+)/.exec(w1.output())![1]!;
+      await killHard(w1);
+      await expect(client.workflow.getHandle(decidedId).describe()).rejects.toBeInstanceOf(
+        WorkflowNotFoundError,
+      );
 
-    // Window 2: the job started (the server has it), but the activity that started it has not answered:
-    // the worker dies before the schedule recorded the hand-off.
-    const w2 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'jobStarted' });
-    await w2.waitFor(/paused jobStarted \S+/, 60_000);
-    const startedId = /paused jobStarted (\S+)/.exec(w2.output())![1]!;
-    await killHard(w2);
-    expect((await client.workflow.getHandle(startedId).describe()).workflowId).toBe(startedId);
-    const schedule = client.workflow.getHandle(scheduleWorkflowId('acme', 'crash-job'));
-    const events = (await schedule.fetchHistory()).events ?? [];
-    // The schedule's history holds no record of that start: the kill landed inside the window.
-    const starts = events.filter(
-      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow',
-    );
-    expect(starts.length).toBeGreaterThan(0); // the decisions are recorded, the start's result is not
-    expect(startResultsMentioning(events, startedId)).toEqual([]);
-    expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+      // Window 2: the job started (the server has it), but the activity that started it has not answered:
+      // the worker dies before the schedule recorded the hand-off.
+      const w2 = await startWorker(stack, { ...base, CRASH_PAUSE_AT: 'jobStarted' });
+      await w2.waitFor(new RegExp(`paused jobStarted \\S+ ${how}`), 60_000);
+      const startedId = /paused jobStarted (\S+)/.exec(w2.output())![1]!;
+      await killHard(w2);
+      expect((await client.workflow.getHandle(startedId).describe()).workflowId).toBe(startedId);
+      const schedule = client.workflow.getHandle(scheduleWorkflowId('acme', scheduleId));
+      const events = (await schedule.fetchHistory()).events ?? [];
+      // The schedule's history holds no record of that start: the kill landed inside the window. (A local
+      // activity's decision is not recorded either: the task that ran it never completed.)
+      const starts = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow',
+      );
+      if (!local) expect(starts.length).toBeGreaterThan(0); // the decisions are recorded, the result is not
+      expect(startResultsMentioning(events, startedId)).toEqual([]);
+      expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
 
-    // A third process takes over: it retries the activity, whose start of `startedId` is answered with the
-    // run already started (same request ID), not a second run.
-    const w3 = await startWorker(stack, base);
-    const { occurrences, final } = await letRunThenCancel(stack, 'crash-job');
-    expect(w3.child.exitCode).toBeNull(); // the last worker stayed up throughout
-    expect(startResultsMentioning((await schedule.fetchHistory()).events ?? [], startedId)).toHaveLength(1);
+      // A third process takes over: it decides the slot again and starts `startedId` with the same request
+      // ID, and is answered with the run already started, not a second run.
+      const w3 = await startWorker(stack, base);
+      const { occurrences, final } = await letRunThenCancel(stack, scheduleId, more, slotMs);
+      expect(w3.child.exitCode).toBeNull(); // the last worker stayed up throughout
+      const history = (await schedule.fetchHistory()).events ?? [];
+      expect(startResultsMentioning(history, startedId)).toHaveLength(1);
+      // Slots 60 s apart start their jobs locally once the schedule runs on time again; 2 s apart, never.
+      if (local) expect(localStartMarkers(history).length).toBeGreaterThanOrEqual(more - 1);
+      else expect(localStartMarkers(history)).toEqual([]);
 
-    // The schedule: one occurrence per slot of the 2 s grid, every one handed off once.
-    expectContiguousGrid(occurrences, 2000);
-    expect(occurrences.every((o) => o.status === 'HANDED_OFF')).toBe(true);
-    expect(final.counters.fired).toBe(occurrences.length);
-    expect(final.counters.duplicates_prevented).toBe(0); // the retried start was recognised as this one
-    expect(occurrences.map((o) => o.occurrence_id)).toContain(decidedId);
-    expect(occurrences.map((o) => o.occurrence_id)).toContain(startedId);
-    const lines = await expectOneRunPerOccurrence(stack, runLog, occurrences);
-    console.info(
-      `[worker-crash JOB activity] ${occurrences.length} slots, ${lines} run lines; kill 1 before ${decidedId}'s start, kill 2 after ${startedId} started`,
-    );
-  });
+      // The schedule: one occurrence per slot of the grid, every one handed off once.
+      expectContiguousGrid(occurrences, slotMs);
+      expect(occurrences.every((o) => o.status === 'HANDED_OFF')).toBe(true);
+      expect(final.counters.fired).toBe(occurrences.length);
+      expect(final.counters.duplicates_prevented).toBe(0); // the retried start was recognised as this one
+      expect(occurrences.map((o) => o.occurrence_id)).toContain(decidedId);
+      expect(occurrences.map((o) => o.occurrence_id)).toContain(startedId);
+      const lines = await expectOneRunPerOccurrence(stack, runLog, occurrences);
+      console.info(
+        `[worker-crash JOB ${local ? 'local ' : ''}activity] ${occurrences.length} slots, ${lines} run lines, ${localStartMarkers(history).length} local starts; kill 1 before ${decidedId}'s start, kill 2 after ${startedId} started`,
+      );
+    },
+    420_000,
+  );
 
   /**
    * A schedule that needs its jobs' completion (here overlap QUEUE) starts each as a child workflow: the

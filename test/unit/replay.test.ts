@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { workflowsPath } from '../../src/worker.js';
 import {
   PATCH_HANDLERS_WHILE_DRAINING,
+  PATCH_INERT_LOCAL_START,
   PATCH_NO_LOCAL_ACTIVITIES,
   PATCH_PER_FIRE_COST,
 } from '../../src/workflows/schedule.js';
@@ -34,10 +35,12 @@ describe('replay of recorded schedule histories', () => {
   it('has recorded histories of every release to replay', () => {
     const releases = groupBy(files, (f) => basename(dirname(f)));
     // v0.1.0: before the small first slot batch and the version memo; v0.2.0: with them (patched());
-    // v0.3.0: with the patch that serves handlers while the run waits for hand-offs.
+    // v0.3.0: with the patch that serves handlers while the run waits for hand-offs; v0.4.0: with inert
+    // local job starts.
     expect(releases.get('v0.1.0')?.length).toBeGreaterThanOrEqual(8);
     expect(releases.get('v0.2.0')?.length).toBeGreaterThanOrEqual(10);
     expect(releases.get('v0.3.0')?.length).toBeGreaterThanOrEqual(13);
+    expect(releases.get('v0.4.0')?.length).toBeGreaterThanOrEqual(13);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -111,6 +114,7 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
   });
 
   it('v0.3.0 runs use no local activity (patch v0.3-no-local-activities): slots and job starts are events', () => {
+    // v0.4.0 histories carry the v0.3 patches too (patched() is asked in every run) and are judged below.
     const localActivityMarkers = (events: ReturnType<typeof decode>) =>
       events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
     for (const file of files.filter((f) => basename(dirname(f)) === 'v0.2.0')) {
@@ -140,5 +144,88 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
     const deleted = named('draining-delete');
     expect(completedUpdates(deleted)).toBe(2);
     expect(deleted.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  });
+});
+
+describe('recorded histories of the v0.4 patch: inert local job starts', () => {
+  const decode = (file: string) =>
+    proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
+  type Events = ReturnType<typeof decode>;
+  const inRelease = (release: string) => files.filter((f) => basename(dirname(f)) === release);
+  const named = (name: string) =>
+    decode(inRelease('v0.4.0').find((f) => basename(f) === `${name}.binpb.gz`)!);
+  const patchMarkers = (events: readonly proto.temporal.api.history.v1.IHistoryEvent[]) =>
+    events
+      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
+      .join('\n');
+  const localStarts = (events: Events) =>
+    events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  const activityStarts = (events: Events) =>
+    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow');
+
+  it('v0.3.0 predates it; every v0.4.0 history carries it with the v0.3 patches', () => {
+    for (const file of inRelease('v0.3.0'))
+      expect(patchMarkers(decode(file))).not.toContain(PATCH_INERT_LOCAL_START);
+    for (const file of inRelease('v0.4.0')) {
+      const markers = patchMarkers(decode(file));
+      expect(markers).toContain(PATCH_INERT_LOCAL_START);
+      expect(markers).toContain(PATCH_NO_LOCAL_ACTIVITIES);
+    }
+  });
+
+  it('a recurring ALLOW JOB fire starts its job locally; nothing else runs as a local activity', () => {
+    // Hourly ALLOW: every scheduled fire is a local start, and no fire of it needs a second task.
+    const allow = named('allow-then-skip');
+    expect(localStarts(allow).length).toBeGreaterThanOrEqual(3);
+    // A catch-up hands its backlog to regular activities and starts only a last fire that fits one pass
+    // locally; a paused-then-edited run (handlers) mixes both, by the rules of PATCH_INERT_LOCAL_START.
+    expect(activityStarts(named('catch-up-first-run')).length).toBeGreaterThan(
+      localStarts(named('catch-up-first-run')).length,
+    );
+    expect(localStarts(named('handlers')).length).toBeGreaterThan(0);
+    expect(activityStarts(named('handlers')).length).toBeGreaterThan(0);
+    // Schedules that watch their jobs (QUEUE, FIXED_DELAY), EVENT and finite ones never start locally.
+    for (const name of ['overlap-queue', 'fixed-delay', 'one-time', 'deadline', 'draining-delete'])
+      expect(localStarts(named(name))).toEqual([]);
+    for (const file of inRelease('v0.4.0')) {
+      for (const marker of localStarts(decode(file))) {
+        const text = patchMarkers([marker]);
+        expect(text).toContain('startJobWorkflow');
+      }
+    }
+  });
+
+  it('a local start wakes nothing: the task that starts it also arms the timer of the next slot', () => {
+    // The commands a workflow task completed with follow its WorkflowTaskCompleted event; where one of
+    // them is a local start's marker, a timer (the sleep to the next slot) is among them too, so the fire
+    // cost one workflow task, not two. 'allow-then-skip' has one such task per scheduled fire.
+    const isCommandEvent = (e: Events[number]) =>
+      Boolean(
+        e.markerRecordedEventAttributes ||
+          e.timerStartedEventAttributes ||
+          e.upsertWorkflowSearchAttributesEventAttributes ||
+          e.workflowPropertiesModifiedEventAttributes,
+      );
+    let checked = 0;
+    for (const file of inRelease('v0.4.0')) {
+      const events = decode(file);
+      events.forEach((event, i) => {
+        if (event.markerRecordedEventAttributes?.markerName !== 'core_local_activity') return;
+        let start = i;
+        while (start > 0 && isCommandEvent(events[start - 1]!)) start--;
+        let end = i;
+        while (end < events.length && isCommandEvent(events[end]!)) end++;
+        expect(events[start - 1]?.workflowTaskCompletedEventAttributes).toBeTruthy();
+        const task = events.slice(start, end);
+        expect(
+          task.some((e) => e.timerStartedEventAttributes),
+          `${basename(file)}: the task of event ${event.eventId} armed no timer`,
+        ).toBe(true);
+        checked++;
+      });
+    }
+    expect(checked).toBeGreaterThanOrEqual(10);
   });
 });
