@@ -86,6 +86,8 @@ export interface ChaosReport {
   unreadable: Array<{ scheduleId: string; error: string }>;
   /** Workflow tasks that failed in the schedules' histories, by cause and message. */
   workflowTaskFailures: Array<{ scheduleId: string; cause: string; message: string; count: number }>;
+  /** Job starts the schedules made from a local activity (v0.4's inert starts), against all job starts. */
+  jobStarts: { local: number; activity: number };
   /** Histories of schedules with failed workflow tasks or lost slots, written here (binary protobuf). */
   savedHistories: string[];
   durationMs: number;
@@ -237,6 +239,7 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
     let failedOccurrences = 0;
     const unreadable: ChaosReport['unreadable'] = [];
     const workflowTaskFailures: ChaosReport['workflowTaskFailures'] = [];
+    const jobStarts = { local: 0, activity: 0 };
     const savedHistories: string[] = [];
     for (const id of scheduleIds) {
       try {
@@ -272,6 +275,9 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
         const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
         let failedHere = 0;
         for (const e of history.events ?? []) {
+          if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') jobStarts.local++;
+          if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow')
+            jobStarts.activity++;
           const f = e.workflowTaskFailedEventAttributes;
           if (!f) continue;
           failedHere++;
@@ -309,6 +315,7 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
       stalled,
       unreadable,
       workflowTaskFailures,
+      jobStarts,
       savedHistories,
       durationMs: Date.now() - t0,
     };
@@ -346,6 +353,7 @@ export function formatReport(r: ChaosReport): string {
     `| occurrences recorded FAILED by the schedules | ${r.failedOccurrences} |`,
     `| schedules unreadable at the end | ${r.unreadable.length} |`,
     `| failed workflow tasks in the schedules' histories | ${r.workflowTaskFailures.reduce((n, f) => n + f.count, 0)} (${[...new Set(r.workflowTaskFailures.map((f) => f.cause))].join(', ') || 'none'}) |`,
+    `| JOB starts from a local activity / from a regular activity (all runs' histories) | ${r.jobStarts.local} / ${r.jobStarts.activity} |`,
     `| worker lifetime before the kill, p50 / max | ${s(up.p50)} / ${s(up.max)} |`,
     `| kill → replacement polling, p50 / max | ${s(restart.p50)} / ${s(restart.max)} |`,
     `| kill → next hand-off, p50 / max (${recovered.length} kills; ${r.kills.length - recovered.length} had none before the next kill) | ${s(rec.p50)} / ${s(rec.max)} |`,
