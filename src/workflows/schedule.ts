@@ -5,7 +5,7 @@
 // applied after that slot is decided, never half-way through.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
-import type { HandoffActivities } from '../activities/handoff.js';
+import type { HandoffActivities, JobStartResult } from '../activities/handoff.js';
 import type { CalendarCursor, Slot } from '../calendar/index.js';
 import type {
   BackfillRequest,
@@ -89,11 +89,12 @@ export const PATCH_HANDLERS_WHILE_DRAINING = 'v0.3-handlers-while-draining';
 export const PATCH_NO_LOCAL_ACTIVITIES = 'v0.3-no-local-activities';
 
 /**
- * Patch of v0.4 (experiment): a JOB start of a recurring ALLOW schedule is a local activity again, but only
- * where nothing follows its result (see docs/runtime.md, "What would bring the one-task fire back"): the
- * task that starts it also arms the sleep's timer and upserts the next run, the result only updates the
- * occurrence and wakes nothing, and every wake first waits for such starts. Where the query race of
- * PATCH_NO_LOCAL_ACTIVITIES records the marker does not matter then.
+ * Patch of v0.4: a JOB start of a recurring ALLOW schedule is a local activity again (one workflow task per
+ * fire), but only where nothing follows its result (docs/runtime.md, "Inert local starts"): the task that
+ * starts it also arms the sleep's timer and upserts the next run, the result only updates the occurrence
+ * and wakes nothing, and every wake first waits for such starts. In which task the query race of
+ * PATCH_NO_LOCAL_ACTIVITIES records the marker does not matter then. Asked at a run's start, only in runs
+ * that carry PATCH_NO_LOCAL_ACTIVITIES.
  */
 export const PATCH_INERT_LOCAL_START = 'v0.4-inert-local-job-start';
 /** An inert start needs the next slot this far away, so that it resolved before the next wake. */
@@ -408,6 +409,19 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     s.lastCompletedAt = occ.finished_at;
   };
 
+  /** A JOB started from an activity, which nothing waits for: handed off, or found already started. */
+  const finishJobStart = (occ: Occurrence, started: JobStartResult) => {
+    occ.target_ref = started.workflowId;
+    occ.attempt = started.attempt;
+    if (started.duplicate) {
+      occ.duplicate_prevented = true;
+      count('duplicates_prevented', occ);
+      finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
+    } else {
+      finish(occ, 'HANDED_OFF', null);
+    }
+  };
+
   const dispatch = (occ: Occurrence, late: boolean) => {
     occ.status = 'DISPATCHING';
     occ.emitted_at = workflowNowIso();
@@ -427,13 +441,14 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const target = s.spec.target;
     const inert =
       startsMayBeInert && occ.trigger === 'SCHEDULE' && target.type === 'JOB' && !watchesCompletion();
+    // Names this emission: a start retried after a crash gets back the run it already started.
+    const emission = `${wf.workflowInfo().runId}/${s.counters.fired}`;
     void (async () => {
       try {
         if (inert && target.type === 'JOB') {
           // Nothing follows this result: it updates the occurrence and the counters only. A start that
           // fails for good locally is retried once from a regular activity with the same request ID.
           inertStartsInFlight += 1;
-          const emission = `${wf.workflowInfo().runId}/${s.counters.fired}`;
           const started = await startJobInActivity(
             target,
             envelope(occ),
@@ -447,15 +462,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             .finally(() => {
               inertStartsInFlight -= 1;
             });
-          occ.target_ref = started.workflowId;
-          occ.attempt = started.attempt;
-          if (started.duplicate) {
-            occ.duplicate_prevented = true;
-            count('duplicates_prevented', occ);
-            finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
-          } else {
-            finish(occ, 'HANDED_OFF', null);
-          }
+          finishJobStart(occ, started);
         } else if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
           // Nothing here waits for the job: start it from an activity (no child events, no child to
           // outlive the schedule). The request ID names this emission, so a start retried after a crash
@@ -465,20 +472,12 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             target,
             envelope(occ),
             input.defaultJobTaskQueue,
-            `${wf.workflowInfo().runId}/${s.counters.fired}`,
+            emission,
             localActivities,
           ).finally(() => {
             jobStartsInFlight -= 1;
           });
-          occ.target_ref = started.workflowId;
-          occ.attempt = started.attempt;
-          if (started.duplicate) {
-            occ.duplicate_prevented = true;
-            count('duplicates_prevented', occ);
-            finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
-          } else {
-            finish(occ, 'HANDED_OFF', null);
-          }
+          finishJobStart(occ, started);
         } else if (target.type === 'JOB') {
           const started = await startJob(target, envelope(occ), input.defaultJobTaskQueue);
           occ.target_ref = started.workflowId;

@@ -7,6 +7,7 @@
 // code. With local activities 6 of these 12 schedules failed replay (measured before the fix); none may.
 // Since v0.4 a recurring ALLOW JOB fire starts its job from a local activity again, where nothing follows its
 // result (PATCH_INERT_LOCAL_START): the second case races those starts with the same reads and triggers.
+import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleSpec } from '../../src/model/contracts.js';
@@ -30,6 +31,22 @@ const ROUNDS = 3;
 const INERT_SCHEDULES = 8;
 const INERT_RACE_MS = 100_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The schedule's history as it stands, then the schedule terminated (the race is over). */
+async function closeWithHistory(handle: WorkflowHandle) {
+  const history = await handle.fetchHistory();
+  await handle.terminate('test done');
+  return { workflowId: handle.workflowId, history };
+}
+
+/** Every history replayed by today's workflow code: the ones that fail, with their error. */
+async function replayFailures(raced: Awaited<ReturnType<typeof closeWithHistory>>[]): Promise<string[]> {
+  const failures: string[] = [];
+  for await (const result of Worker.runReplayHistories({ workflowsPath }, raced)) {
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
+  }
+  return failures;
+}
 
 describe('histories of schedules read while they are edited replay (dev server)', () => {
   let stack: Stack;
@@ -88,17 +105,11 @@ describe('histories of schedules read while they are edited replay (dev server)'
           await sleep(300);
         }
         await sleep(500);
-        const history = await handle.fetchHistory();
-        await handle.terminate('test done');
-        return { workflowId: handle.workflowId, history };
+        return await closeWithHistory(handle);
       },
     );
 
-    const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowsPath }, raced)) {
-      if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
-    }
-    expect(failures).toEqual([]);
+    expect(await replayFailures(raced)).toEqual([]);
     // The races really happened: every EVENT schedule handed off its backfilled and triggered occurrences.
     expect(sink.events.length).toBeGreaterThanOrEqual((SCHEDULES / 2) * ROUNDS * 2);
   }, 300_000);
@@ -141,17 +152,11 @@ describe('histories of schedules read while they are edited replay (dev server)'
         };
         await Promise.all([reads(), reads(), triggers()]);
         await sleep(1_000);
-        const history = await handle.fetchHistory();
-        await handle.terminate('test done');
-        return { workflowId: handle.workflowId, history };
+        return await closeWithHistory(handle);
       },
     );
 
-    const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowsPath }, raced)) {
-      if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
-    }
-    expect(failures).toEqual([]);
+    expect(await replayFailures(raced)).toEqual([]);
     // The race was there to lose: every schedule started jobs from local activities while it was read.
     for (const { workflowId, history } of raced) {
       const localStarts = (history.events ?? []).filter(
