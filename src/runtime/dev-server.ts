@@ -2,14 +2,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { assertPortFree } from './ports.js';
+import { assertPortFree, freePort } from './ports.js';
 
 export interface DevServerOptions {
   /** The `temporal` CLI binary (see scripts/toolchain.mjs). */
   cliPath: string;
   /** SQLite file that keeps workflows across restarts; omitted = in memory. */
   dbFile?: string;
-  port: number;
+  /**
+   * The frontend's port. Omitted: a free one, and another one if a process takes it before the server
+   * binds it (tests start servers in parallel); given: taken means PortTakenError, naming TEMPORAL_PORT.
+   */
+  port?: number;
   /** null runs it headless (tests); a number serves the Web UI there. */
   uiPort: number | null;
   namespace: string;
@@ -68,21 +72,22 @@ const START_ATTEMPTS = 3;
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const ip = options.ip ?? '127.0.0.1';
   for (let attempt = 1; ; attempt++) {
-    await assertPortFree(options.port, ip, 'TEMPORAL_PORT');
+    const port = options.port ?? (await freePort(ip));
+    if (options.port !== undefined) await assertPortFree(options.port, ip, 'TEMPORAL_PORT');
     if (options.uiPort !== null) await assertPortFree(options.uiPort, ip, 'TEMPORAL_UI_PORT');
     try {
-      return await launchDevServer(options, ip);
+      return await launchDevServer({ ...options, port }, ip);
     } catch (err) {
-      // Our ports were free just now: an "address already in use" is one of the ports the CLI chose
-      // itself, taken by another process between its check and its bind. Another try picks others
-      // (and if it was ours, assertPortFree above now says so).
+      // Our ports were free just now: an "address already in use" is a port taken by another process
+      // between its check and the server's bind. Another try picks others: the CLI its own, this loop a
+      // new frontend port if none was given (a given one that was taken, assertPortFree now reports).
       const lost = err instanceof DevServerError && err.addressInUse;
       if (!lost || attempt >= START_ATTEMPTS) throw err;
     }
   }
 }
 
-async function launchDevServer(options: DevServerOptions, ip: string): Promise<DevServer> {
+async function launchDevServer(options: DevServerOptions & { port: number }, ip: string): Promise<DevServer> {
   if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
   mkdirSync(dirname(options.logFile), { recursive: true });
 

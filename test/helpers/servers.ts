@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalCli, findTestServer } from '../../scripts/toolchain.mjs';
-import { type DevServer, DevServerError, startDevServer } from '../../src/runtime/dev-server.js';
-import { freePort, PortTakenError } from '../../src/runtime/ports.js';
+import { type DevServer, startDevServer } from '../../src/runtime/dev-server.js';
 import { createTimeSkippingEnv as createTestServerEnv } from '../../src/testing/index.js';
 
 // Tests use the servers that `npm test` obtained (scripts/bootstrap.mjs); the SDK's own downloads
@@ -31,25 +30,14 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `ds-${prefix}-`));
 }
 
-/**
- * A headless dev server on free ports with its own SQLite file (reuse `dbFile` to restart on it).
- * Without a given port, a port another process took between `freePort` and the server's bind (tests
- * run in parallel, each server binds several) is replaced by another one.
- */
+/** A headless dev server on free ports with its own SQLite file (reuse `dbFile` to restart on it). */
 export async function startTestDevServer(dbFile: string, port?: number): Promise<DevServer> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startDevServer({
-        cliPath: temporalCliPath(),
-        dbFile,
-        logFile: `${dbFile}.log`,
-        port: port ?? (await freePort()),
-        uiPort: null,
-        namespace: 'default',
-      });
-    } catch (err) {
-      const portLost = err instanceof PortTakenError || (err instanceof DevServerError && err.addressInUse);
-      if (port !== undefined || !portLost || attempt >= 3) throw err;
-    }
-  }
+  return await startDevServer({
+    cliPath: temporalCliPath(),
+    dbFile,
+    logFile: `${dbFile}.log`,
+    ...(port === undefined ? {} : { port }),
+    uiPort: null,
+    namespace: 'default',
+  });
 }
