@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import proto from '@temporalio/proto';
 import type { ScheduleSpecInput } from '../../src/model/contracts.js';
 import { idempotencyKey, occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
+import { isLocalActivityMarker } from '../helpers/history.js';
 import { prng } from '../unit/calendar/helpers.js';
 import { type FaultSink, startFaultSink } from './fault-sink.js';
 import {
@@ -275,7 +276,7 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
         const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
         let failedHere = 0;
         for (const e of history.events ?? []) {
-          if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') jobStarts.local++;
+          if (isLocalActivityMarker(e)) jobStarts.local++;
           if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow')
             jobStarts.activity++;
           const f = e.workflowTaskFailedEventAttributes;

@@ -14,6 +14,7 @@ import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { workflowsPath } from '../../src/worker.js';
 import { backfillUpdate, describeQuery, triggerNowUpdate } from '../../src/workflows/definitions.js';
+import { isLocalActivityMarker } from '../helpers/history.js';
 import { startEventSink } from '../helpers/http-api.js';
 import {
   JOB_QUEUE,
@@ -159,9 +160,7 @@ describe('histories of schedules read while they are edited replay (dev server)'
     expect(await replayFailures(raced)).toEqual([]);
     // The race was there to lose: every schedule started jobs from local activities while it was read.
     for (const { workflowId, history } of raced) {
-      const localStarts = (history.events ?? []).filter(
-        (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
-      );
+      const localStarts = (history.events ?? []).filter(isLocalActivityMarker);
       expect(localStarts.length, workflowId).toBeGreaterThanOrEqual(2);
     }
   }, 300_000);

@@ -12,6 +12,7 @@ import type { temporal } from '@temporalio/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { isLocalActivityMarker } from '../helpers/history.js';
 import {
   eventually,
   groupBy,
@@ -51,8 +52,7 @@ function startResultsMentioning(events: HistoryEvent[], text: string): HistoryEv
   );
 }
 
-const localStartMarkers = (events: HistoryEvent[]) =>
-  events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+const localStartMarkers = (events: HistoryEvent[]) => events.filter(isLocalActivityMarker);
 
 /** Lets `more` slots fire after the last restart, cancels, and waits until every started job closed. */
 async function letRunThenCancel(stack: Stack, scheduleId: string, more = 3, slotMs = 3_000) {

@@ -12,6 +12,7 @@ import {
   PATCH_NO_LOCAL_ACTIVITIES,
   PATCH_PER_FIRE_COST,
 } from '../../src/workflows/schedule.js';
+import { isLocalActivityMarker, markerText } from '../helpers/history.js';
 import '../helpers/quiet-sdk.js';
 
 // Every history recorded by test/histories/record.ts, for every release, replayed against today's
@@ -30,6 +31,14 @@ const files = readdirSync(root, { withFileTypes: true })
       .filter((f) => f.endsWith('.binpb.gz'))
       .map((f) => join(root, d.name, f)),
   );
+
+const decode = (file: string) =>
+  proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
+const inRelease = (release: string, prefix = '') =>
+  files.filter((f) => basename(dirname(f)) === release && basename(f).startsWith(prefix));
+/** The recorded history `name` of `release`, decoded. */
+const named = (release: string, name: string) =>
+  decode(inRelease(release).find((f) => basename(f) === `${name}.binpb.gz`)!);
 
 describe('replay of recorded schedule histories', () => {
   it('has recorded histories of every release to replay', () => {
@@ -61,17 +70,6 @@ describe('replay of recorded schedule histories', () => {
 // issue #9 and the issue #11 patches) carries it and starts a recurring ALLOW schedule's jobs from local
 // activities.
 describe('recorded histories cover both sides of the issue #9 patch', () => {
-  const decode = (file: string) =>
-    proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
-  const markerText = (events: ReturnType<typeof decode>) =>
-    events
-      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
-      .flatMap((p) => p.payloads ?? [])
-      .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
-      .join('\n');
-  const inRelease = (release: string, prefix = '') =>
-    files.filter((f) => basename(dirname(f)) === release && basename(f).startsWith(prefix));
-
   it('v0.1.0: no patch markers, no job started from an activity', () => {
     expect(inRelease('v0.1.0').length).toBeGreaterThanOrEqual(8);
     for (const file of inRelease('v0.1.0')) {
@@ -92,23 +90,11 @@ describe('recorded histories cover both sides of the issue #9 patch', () => {
 });
 
 describe('recorded histories of the v0.3 patch: handlers served while hand-offs drain', () => {
-  const decode = (file: string) =>
-    proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
-  const recorded = files.filter((f) => basename(dirname(f)) === 'v0.3.0');
-  const named = (name: string) => decode(recorded.find((f) => basename(f) === `${name}.binpb.gz`)!);
-  const hasMarker = (events: ReturnType<typeof decode>, patch: string) =>
-    events.some((e) =>
-      Object.values(e.markerRecordedEventAttributes?.details ?? {})
-        .flatMap((p) => p.payloads ?? [])
-        .some((p) =>
-          Buffer.from(p.data ?? [])
-            .toString('utf8')
-            .includes(patch),
-        ),
-    );
+  const recorded = inRelease('v0.3.0');
+  const hasMarker = (events: ReturnType<typeof decode>, patch: string) => markerText(events).includes(patch);
 
   it('v0.2.0 predates it; every v0.3.0 history carries it', () => {
-    for (const file of files.filter((f) => basename(dirname(f)) === 'v0.2.0'))
+    for (const file of inRelease('v0.2.0'))
       expect(hasMarker(decode(file), PATCH_HANDLERS_WHILE_DRAINING)).toBe(false);
     for (const file of recorded) expect(hasMarker(decode(file), PATCH_HANDLERS_WHILE_DRAINING)).toBe(true);
   });
@@ -116,8 +102,8 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
   it('v0.3.0 runs use no local activity (patch v0.3-no-local-activities): slots and job starts are events', () => {
     // v0.4.0 histories carry the v0.3 patches too (patched() is asked in every run) and are judged below.
     const localActivityMarkers = (events: ReturnType<typeof decode>) =>
-      events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
-    for (const file of files.filter((f) => basename(dirname(f)) === 'v0.2.0')) {
+      events.filter(isLocalActivityMarker).length;
+    for (const file of inRelease('v0.2.0')) {
       if (basename(file) === 'allow-then-skip.binpb.gz')
         expect(localActivityMarkers(decode(file))).toBeGreaterThan(0);
     }
@@ -127,7 +113,7 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
       expect(localActivityMarkers(events)).toBe(0);
     }
     const activitiesOf = (name: string) =>
-      named(name).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
+      named('v0.3.0', name).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
     expect(activitiesOf('allow-then-skip')).toContain('startJobWorkflow');
     // A one-time schedule's only slot came with its start event (the SDK's first batch): no slot activity.
     expect(activitiesOf('one-time')).not.toContain('computeSlotBatch');
@@ -137,39 +123,28 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
     const completedUpdates = (events: ReturnType<typeof decode>) =>
       events.filter((e) => e.workflowExecutionUpdateCompletedEventAttributes).length;
     // The edit is answered, then the run continues as new once the held hand-off finished.
-    const edit = named('draining-edit-continued');
+    const edit = named('v0.3.0', 'draining-edit-continued');
     expect(completedUpdates(edit)).toBe(1);
     expect(edit.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
     // Cancel, then delete during the final wait; the run closes after the hand-off.
-    const deleted = named('draining-delete');
+    const deleted = named('v0.3.0', 'draining-delete');
     expect(completedUpdates(deleted)).toBe(2);
     expect(deleted.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 });
 
 describe('recorded histories of the v0.4 patch: inert local job starts', () => {
-  const decode = (file: string) =>
-    proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
   type Events = ReturnType<typeof decode>;
-  const inRelease = (release: string) => files.filter((f) => basename(dirname(f)) === release);
-  const named = (name: string) =>
-    decode(inRelease('v0.4.0').find((f) => basename(f) === `${name}.binpb.gz`)!);
-  const patchMarkers = (events: readonly proto.temporal.api.history.v1.IHistoryEvent[]) =>
-    events
-      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
-      .flatMap((p) => p.payloads ?? [])
-      .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
-      .join('\n');
-  const localStarts = (events: Events) =>
-    events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  const v040 = (name: string) => named('v0.4.0', name);
+  const localStarts = (events: Events) => events.filter(isLocalActivityMarker);
   const activityStarts = (events: Events) =>
     events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow');
 
   it('v0.3.0 predates it; every v0.4.0 history carries it with the v0.3 patches', () => {
     for (const file of inRelease('v0.3.0'))
-      expect(patchMarkers(decode(file))).not.toContain(PATCH_INERT_LOCAL_START);
+      expect(markerText(decode(file))).not.toContain(PATCH_INERT_LOCAL_START);
     for (const file of inRelease('v0.4.0')) {
-      const markers = patchMarkers(decode(file));
+      const markers = markerText(decode(file));
       expect(markers).toContain(PATCH_INERT_LOCAL_START);
       expect(markers).toContain(PATCH_NO_LOCAL_ACTIVITIES);
     }
@@ -177,21 +152,21 @@ describe('recorded histories of the v0.4 patch: inert local job starts', () => {
 
   it('a recurring ALLOW JOB fire starts its job locally; nothing else runs as a local activity', () => {
     // Hourly ALLOW: every scheduled fire is a local start, and no fire of it needs a second task.
-    const allow = named('allow-then-skip');
+    const allow = v040('allow-then-skip');
     expect(localStarts(allow).length).toBeGreaterThanOrEqual(3);
     // A catch-up hands its backlog to regular activities and starts only a last fire that fits one pass
     // locally; a paused-then-edited run (handlers) mixes both, by the rules of PATCH_INERT_LOCAL_START.
-    expect(activityStarts(named('catch-up-first-run')).length).toBeGreaterThan(
-      localStarts(named('catch-up-first-run')).length,
+    expect(activityStarts(v040('catch-up-first-run')).length).toBeGreaterThan(
+      localStarts(v040('catch-up-first-run')).length,
     );
-    expect(localStarts(named('handlers')).length).toBeGreaterThan(0);
-    expect(activityStarts(named('handlers')).length).toBeGreaterThan(0);
+    expect(localStarts(v040('handlers')).length).toBeGreaterThan(0);
+    expect(activityStarts(v040('handlers')).length).toBeGreaterThan(0);
     // Schedules that watch their jobs (QUEUE, FIXED_DELAY), EVENT and finite ones never start locally.
     for (const name of ['overlap-queue', 'fixed-delay', 'one-time', 'deadline', 'draining-delete'])
-      expect(localStarts(named(name))).toEqual([]);
+      expect(localStarts(v040(name))).toEqual([]);
     for (const file of inRelease('v0.4.0')) {
       for (const marker of localStarts(decode(file))) {
-        const text = patchMarkers([marker]);
+        const text = markerText([marker]);
         expect(text).toContain('startJobWorkflow');
       }
     }
@@ -212,7 +187,7 @@ describe('recorded histories of the v0.4 patch: inert local job starts', () => {
     for (const file of inRelease('v0.4.0')) {
       const events = decode(file);
       events.forEach((event, i) => {
-        if (event.markerRecordedEventAttributes?.markerName !== 'core_local_activity') return;
+        if (!isLocalActivityMarker(event)) return;
         let start = i;
         while (start > 0 && isCommandEvent(events[start - 1]!)) start--;
         let end = i;
