@@ -10,7 +10,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScheduleSpec } from '../../src/model/contracts.js';
+import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { workflowsPath } from '../../src/worker.js';
 import { backfillUpdate, describeQuery, triggerNowUpdate } from '../../src/workflows/definitions.js';
@@ -62,31 +62,38 @@ describe('histories of schedules read while they are edited replay (dev server)'
     await stopStack(stack);
   });
 
+  /** A schedule's workflow started directly (its creation time in the past, so slots are due soon). */
+  const startRaced = (scheduleId: string, spec: ScheduleSpecInput, createdAtMs: number) =>
+    stack.client.workflow.start('scheduleWorkflow', {
+      taskQueue: SCHEDULER_QUEUE,
+      workflowId: scheduleWorkflowId('acme', scheduleId),
+      args: [
+        {
+          identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
+          spec: ScheduleSpec.parse(spec),
+          createdAt: new Date(createdAtMs).toISOString(),
+          defaultJobTaskQueue: JOB_QUEUE,
+        },
+      ],
+    });
+
   it(`${SCHEDULES} schedules × ${ROUNDS} rounds of backfill, queries and a trigger: every history replays`, async () => {
     const raced = await pool(
       Array.from({ length: SCHEDULES }, (_, i) => i),
       3,
       async (i) => {
-        const scheduleId = `read-race-${i}`;
-        const handle = await stack.client.workflow.start('scheduleWorkflow', {
-          taskQueue: SCHEDULER_QUEUE,
-          workflowId: scheduleWorkflowId('acme', scheduleId),
-          args: [
-            {
-              identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
-              spec: ScheduleSpec.parse({
-                // Half hand off EVENTs, half start JOBs (on a queue nobody polls: the start is what counts).
-                target:
-                  i % 2 === 0
-                    ? { type: 'EVENT', event_type: 'read.race', sink_url: sink.url }
-                    : { type: 'JOB', job_type: 'readRaceJob', task_queue: 'read-race-jobs' },
-                timing: { kind: 'INTERVAL', every: 'PT1H' },
-              }),
-              createdAt: new Date(Date.now() - 6 * HOUR).toISOString(),
-              defaultJobTaskQueue: JOB_QUEUE,
-            },
-          ],
-        });
+        const handle = await startRaced(
+          `read-race-${i}`,
+          {
+            // Half hand off EVENTs, half start JOBs (on a queue nobody polls: the start is what counts).
+            target:
+              i % 2 === 0
+                ? { type: 'EVENT', event_type: 'read.race', sink_url: sink.url }
+                : { type: 'JOB', job_type: 'readRaceJob', task_queue: 'read-race-jobs' },
+            timing: { kind: 'INTERVAL', every: 'PT1H' },
+          },
+          Date.now() - 6 * HOUR,
+        );
         await handle.query(describeQuery);
         for (let round = 0; round < ROUNDS; round++) {
           const now = Date.now();
@@ -120,24 +127,16 @@ describe('histories of schedules read while they are edited replay (dev server)'
       Array.from({ length: INERT_SCHEDULES }, (_, i) => i),
       INERT_SCHEDULES,
       async (i) => {
-        const scheduleId = `inert-race-${i}`;
-        const handle = await stack.client.workflow.start('scheduleWorkflow', {
-          taskQueue: SCHEDULER_QUEUE,
-          workflowId: scheduleWorkflowId('acme', scheduleId),
-          args: [
-            {
-              identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
-              spec: ScheduleSpec.parse({
-                // A queue nobody polls: the start is what races, the job never runs.
-                target: { type: 'JOB', job_type: 'inertRaceJob', task_queue: 'inert-race-jobs' },
-                timing: { kind: 'INTERVAL', every: 'PT35S' },
-              }),
-              // Staggered, so that the schedules' fires spread over the 35 s.
-              createdAt: new Date(Date.now() - 34_000 + i * 3_500).toISOString(),
-              defaultJobTaskQueue: JOB_QUEUE,
-            },
-          ],
-        });
+        const handle = await startRaced(
+          `inert-race-${i}`,
+          {
+            // A queue nobody polls: the start is what races, the job never runs.
+            target: { type: 'JOB', job_type: 'inertRaceJob', task_queue: 'inert-race-jobs' },
+            timing: { kind: 'INTERVAL', every: 'PT35S' },
+          },
+          // Staggered, so that the schedules' fires spread over the 35 s.
+          Date.now() - 34_000 + i * 3_500,
+        );
         const end = Date.now() + INERT_RACE_MS;
         const reads = async () => {
           while (Date.now() < end) {
