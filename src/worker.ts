@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, type ReplayWorkerOptions, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 
 // The package's `durable-scheduler/worker` entry: what a deployment needs to run the scheduler's
@@ -16,6 +16,21 @@ export { registerSearchAttributes } from './runtime/namespace.js';
 export const workflowsPath = fileURLToPath(
   new URL(`./workflows/index${extname(import.meta.url)}`, import.meta.url),
 );
+
+/**
+ * Workflow interceptor modules the scheduler's workflows run with: the stale-clock guard
+ * (workflows/stale-clock-guard.ts) refuses activations sdk-core builds on a previous task's clock. A
+ * worker that passes interceptors of its own adds these to its `workflowModules`.
+ */
+export const schedulerWorkflowInterceptorModules = [
+  fileURLToPath(new URL(`./workflows/stale-clock-guard${extname(import.meta.url)}`, import.meta.url)),
+];
+
+/** Replaying a schedule's history (`Worker.runReplayHistory`) with what its worker runs. */
+export const schedulerReplayOptions = {
+  workflowsPath,
+  interceptors: { workflowModules: schedulerWorkflowInterceptorModules },
+} satisfies ReplayWorkerOptions;
 
 /**
  * Worker tuning for the schedule workflows. Under a burst (a thousand schedules due in one minute) a
@@ -49,9 +64,9 @@ export const schedulerWorkerTuning = {
   maxCachedWorkflows: 1000,
 } satisfies Partial<WorkerOptions>;
 
-/** The scheduler's part of a worker's options: its workflows, its activities and its tuning. */
+/** The scheduler's part of a worker's options: its workflows and their interceptors, its activities, its tuning. */
 export type SchedulerWorkerParts = Required<
-  Pick<WorkerOptions, 'workflowsPath' | 'activities' | keyof typeof schedulerWorkerTuning>
+  Pick<WorkerOptions, 'workflowsPath' | 'interceptors' | 'activities' | keyof typeof schedulerWorkerTuning>
 >;
 
 /**
@@ -59,7 +74,11 @@ export type SchedulerWorkerParts = Required<
  * `client` is the Temporal client the hand-off activities start and signal your job workflows with.
  */
 export function schedulerWorkerOptions(deps: { client: Client }): SchedulerWorkerParts {
-  return { workflowsPath, activities: createActivities({ client: deps.client }), ...schedulerWorkerTuning };
+  return {
+    ...schedulerReplayOptions,
+    activities: createActivities({ client: deps.client }),
+    ...schedulerWorkerTuning,
+  };
 }
 
 export type SchedulerWorkerOptions = (

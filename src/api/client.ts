@@ -46,6 +46,7 @@ import {
   pauseSignal,
   resumeSignal,
   SCHEDULE_WORKFLOW_TYPE,
+  STALE_CLOCK_REFUSAL,
   triggerNowUpdate,
   VERSION_CONFLICT,
   VERSION_MEMO,
@@ -122,9 +123,11 @@ export interface CreateResult {
 const GRPC_CANCELLED = 1;
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_NOT_FOUND = 5;
+const GRPC_RESOURCE_EXHAUSTED = 8;
 const GRPC_FAILED_PRECONDITION = 9;
 const GRPC_UNAVAILABLE = 14;
 const UPDATE_ATTEMPTS = 6;
+const STALE_CLOCK_QUERY_ATTEMPTS = 6;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
@@ -235,8 +238,10 @@ function translate(err: unknown, scheduleId: string): unknown {
   const code = grpcCode(err);
   if (code === GRPC_NOT_FOUND) return new SchedulerError('NOT_FOUND', `no schedule ${scheduleId}`);
   // DEADLINE_EXCEEDED is also what the server answers when no worker took a query in time ("query timed
-  // out before a worker could process it").
-  if (code === GRPC_DEADLINE_EXCEEDED || code === GRPC_UNAVAILABLE) return unavailable();
+  // out before a worker could process it"); RESOURCE_EXHAUSTED when a schedule has more queries waiting
+  // than its worker answers ("consistent query buffer is full"): both are a busy worker.
+  if (code === GRPC_DEADLINE_EXCEEDED || code === GRPC_UNAVAILABLE || code === GRPC_RESOURCE_EXHAUSTED)
+    return unavailable();
   return err;
 }
 
@@ -494,7 +499,19 @@ export class SchedulerClient {
 
   /** The workflow's own answer; UNAVAILABLE when its worker does not answer within `readTimeoutMs`. */
   async describe(scheduleId: string): Promise<ScheduleDescription> {
-    return await this.read(scheduleId, () => this.handle(scheduleId).query(describeQuery));
+    return await this.read(scheduleId, async () => {
+      // A query the stale-clock guard refused (STALE_CLOCK_REFUSAL) raced new history of the schedule;
+      // asked again it is answered by a worker that rebuilt the schedule at its own task's time.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.handle(scheduleId).query(describeQuery);
+        } catch (err) {
+          if (!(err instanceof Error && err.message.includes(STALE_CLOCK_REFUSAL))) throw err;
+          if (attempt >= STALE_CLOCK_QUERY_ATTEMPTS) throw unavailable();
+          await new Promise((r) => setTimeout(r, 25 * 2 ** (attempt - 1)));
+        }
+      }
+    });
   }
 
   async get(scheduleId: string): Promise<Schedule> {

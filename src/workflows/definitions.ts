@@ -47,6 +47,12 @@ export const INVALID_STATE = 'InvalidScheduleState';
 export const INVALID_REQUEST = 'InvalidRequest';
 
 /**
+ * Carried by a query refused because sdk-core activated the workflow on a previous task's clock to
+ * answer it (workflows/stale-clock-guard.ts); asking again is safe and soon answered.
+ */
+export const STALE_CLOCK_REFUSAL = 'STALE_WORKFLOW_CLOCK';
+
+/**
  * Memo keys of a schedule workflow, readable with DescribeWorkflowExecution (no worker needed).
  * `SchedulerDefinition` ({@link DefinitionMemo}) is written by the SDK at start: what the schedule was
  * created with, so an idempotent create is answered without querying the workflow. `SchedulerVersion` is

@@ -14,3 +14,17 @@ export const markerText = (events: readonly HistoryEvent[]): string =>
     .flatMap((p) => p.payloads ?? [])
     .map((p) => Buffer.from(p.data ?? []).toString('utf8'))
     .join('\n');
+
+// Task failures the server records when work raced the task (new events or an update arrived while it ran,
+// a sticky worker went away): the next task just runs again. WorkflowTaskFailedCause numbers.
+const BENIGN_TASK_FAILURES = new Set([
+  1 /* UNHANDLED_COMMAND */, 13 /* RESET_STICKY_TASK_QUEUE */, 31 /* UNHANDLED_UPDATE */,
+]);
+
+/** Why each workflow task failed in the workflow (nondeterminism, a throw): such a schedule is stuck. */
+export const failedWorkflowTasks = (events: readonly HistoryEvent[]): string[] =>
+  events.flatMap((e) => {
+    const failed = e.workflowTaskFailedEventAttributes;
+    if (!failed || BENIGN_TASK_FAILURES.has(failed.cause ?? 0)) return [];
+    return [failed.failure?.message ?? `cause ${failed.cause}`];
+  });

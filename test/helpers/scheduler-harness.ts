@@ -4,7 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { SchedulerClient } from '../../src/api/client.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
-import { workflowsPath } from '../../src/worker.js';
+import { schedulerReplayOptions } from '../../src/worker.js';
 import type { JobRecorder } from '../fixtures/jobs.js';
 import { createTimeSkippingEnv } from './servers.js';
 
@@ -51,7 +51,7 @@ export class SchedulerHarness {
       await Worker.create({
         connection: this.env.nativeConnection,
         taskQueue: SCHEDULER_QUEUE,
-        workflowsPath,
+        ...schedulerReplayOptions,
         activities: createActivities({ client: this.env.client }),
       }),
       await Worker.create({

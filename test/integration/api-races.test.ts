@@ -11,7 +11,7 @@ import { repoRoot } from '../../scripts/toolchain.mjs';
 import type { Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { freePort } from '../../src/runtime/ports.js';
-import { workflowsPath } from '../../src/worker.js';
+import { schedulerReplayOptions } from '../../src/worker.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/servers.js';
 import { type FaultSink, startFaultSink } from './fault-sink.js';
@@ -222,7 +222,7 @@ describe('edits racing with due slots from three API processes (real product pro
     // test/unit/replay-known-nondeterminism.test.ts for the history that does not).
     for (const id of IDS) {
       const history = await stack.client.workflow.getHandle(scheduleWorkflowId('acme', id)).fetchHistory();
-      const replay = await Worker.runReplayHistory({ workflowsPath }, history, id).then(
+      const replay = await Worker.runReplayHistory(schedulerReplayOptions, history, id).then(
         () => 'replays',
         (err: Error) => `DOES NOT REPLAY: ${err.message.slice(0, 200)}`,
       );

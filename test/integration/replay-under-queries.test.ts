@@ -12,9 +12,9 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { workflowsPath } from '../../src/worker.js';
+import { schedulerReplayOptions } from '../../src/worker.js';
 import { backfillUpdate, describeQuery, triggerNowUpdate } from '../../src/workflows/definitions.js';
-import { isLocalActivityMarker } from '../helpers/history.js';
+import { failedWorkflowTasks, isLocalActivityMarker } from '../helpers/history.js';
 import { startEventSink } from '../helpers/http-api.js';
 import {
   JOB_QUEUE,
@@ -40,10 +40,15 @@ async function closeWithHistory(handle: WorkflowHandle) {
   return { workflowId: handle.workflowId, history };
 }
 
-/** Every history replayed by today's workflow code: the ones that fail, with their error. */
+/**
+ * Every history replayed by today's workflow code: the ones that fail, with their error; and every
+ * schedule whose tasks failed live (stuck, even when its history so far replays).
+ */
 async function replayFailures(raced: Awaited<ReturnType<typeof closeWithHistory>>[]): Promise<string[]> {
-  const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowsPath }, raced)) {
+  const failures = raced.flatMap(({ workflowId, history }) =>
+    failedWorkflowTasks(history.events ?? []).map((message) => `${workflowId}: task failed: ${message}`),
+  );
+  for await (const result of Worker.runReplayHistories(schedulerReplayOptions, raced)) {
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
   }
   return failures;

@@ -8,7 +8,7 @@ import { SchedulerClient } from '../../src/api/client.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import type { DevServer } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
-import { workflowsPath } from '../../src/worker.js';
+import { schedulerReplayOptions } from '../../src/worker.js';
 import { NextRunAtKey, ScheduleStatusKey } from '../../src/workflows/search-attributes.js';
 import { startTestDevServer, tempDir } from '../helpers/servers.js';
 import { eventually } from './support.js';
@@ -33,7 +33,7 @@ describe('schedules in Temporal visibility and the Web UI (dev server)', () => {
     const scheduler = await Worker.create({
       connection: nativeConnection,
       taskQueue: 'scheduler',
-      workflowsPath,
+      ...schedulerReplayOptions,
       activities: createActivities({ client }),
     });
     const jobs = await Worker.create({

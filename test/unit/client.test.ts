@@ -6,7 +6,7 @@ import { TypedSearchAttributes, WorkflowExecutionAlreadyStartedError } from '@te
 import { describe, expect, it } from 'vitest';
 import { definitionHash, SchedulerClient } from '../../src/api/client.js';
 import { type ScheduleDescription, ScheduleSpec } from '../../src/model/contracts.js';
-import { DEFINITION_MEMO, VERSION_MEMO } from '../../src/workflows/definitions.js';
+import { DEFINITION_MEMO, STALE_CLOCK_REFUSAL, VERSION_MEMO } from '../../src/workflows/definitions.js';
 import { NextRunAtKey, ScheduleStatusKey } from '../../src/workflows/search-attributes.js';
 
 const NOW = Date.parse('2026-11-30T10:00:00.123Z');
@@ -164,11 +164,40 @@ describe('SchedulerClient reads that need the worker', () => {
   it.each([
     [4, 'query timed out before a worker could process it'],
     [14, 'connection refused'],
+    [8, 'consistent query buffer is full, this may be caused by too many queries'],
   ])('gRPC %i is UNAVAILABLE, a retryable error', async (code, details) => {
     const { sdk } = fakeClient({ query: () => Promise.reject(grpcError(code, details)) });
     const err = await sdk.describe('r1').catch((e) => e);
     expect(err).toMatchObject({ code: 'UNAVAILABLE', field: null });
     expect(err.reason).toMatch(/retry/);
+  });
+
+  // The worker refuses a query it was asked on a stale clock (src/workflows/stale-clock-guard.ts); the
+  // client sees it as the failed query's message.
+  const refusal = () =>
+    new Error(`${STALE_CLOCK_REFUSAL}: history events 223-225 arrived without a workflow task`);
+  // describe passes the workflow's answer through; only its identity matters here.
+  const described = () => ({ schedule: { schedule_id: 'r1' } }) as ScheduleDescription;
+
+  it('a query refused on a stale clock is asked again, and answered', async () => {
+    let asked = 0;
+    const { sdk } = fakeClient({
+      query: () => (++asked <= 2 ? Promise.reject(refusal()) : Promise.resolve(described())),
+    });
+    expect((await sdk.describe('r1')).schedule.schedule_id).toBe('r1');
+    expect(asked).toBe(3);
+  });
+
+  it('a query refused again and again is UNAVAILABLE, not a server error', async () => {
+    let asked = 0;
+    const { sdk } = fakeClient({
+      query: () => {
+        asked += 1;
+        return Promise.reject(refusal());
+      },
+    });
+    await expect(sdk.describe('r1')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(asked).toBe(6);
   });
 
   it('gRPC NOT_FOUND is NOT_FOUND', async () => {

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../src/worker.js';
+import { schedulerReplayOptions } from '../../src/worker.js';
 import '../helpers/quiet-sdk.js';
 
 // EVIDENCE OF AN SDK BUG (TypeScript SDK 1.24.0 / sdk-core), kept as a tripwire. This history was recorded
@@ -25,7 +25,9 @@ const file = fileURLToPath(
 describe('SDK bug tripwire: a local-activity marker recorded before the workflow saw its result (issue 10)', () => {
   it('the recorded race history (local activities, before 0.3) still does not replay', async () => {
     const history = proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file)));
-    await expect(Worker.runReplayHistory({ workflowsPath }, history, 'schedule/acme/race-c')).rejects.toThrow(
+    await expect(
+      Worker.runReplayHistory(schedulerReplayOptions, history, 'schedule/acme/race-c'),
+    ).rejects.toThrow(
       /UpdateMachine in state CompletedCommandCreated .* event_id: 351, event_type: WorkflowExecutionUpdateAccepted/,
     );
   }, 120_000);

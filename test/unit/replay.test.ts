@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../src/worker.js';
+import { schedulerReplayOptions } from '../../src/worker.js';
 import {
   PATCH_HANDLERS_WHILE_DRAINING,
   PATCH_INERT_LOCAL_START,
@@ -58,7 +58,7 @@ describe('replay of recorded schedule histories', () => {
       history: proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))),
     }));
     const failures: string[] = [];
-    for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {
+    for await (const result of Worker.runReplayHistories(schedulerReplayOptions, histories)) {
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
     }
     expect(failures).toEqual([]);

@@ -1,0 +1,122 @@
+// Schedules read while their worker's cache cannot hold them all: sdk-core (TypeScript SDK 1.24) answers
+// a query to an evicted schedule by rebuilding it from history, and when that history already holds events
+// of the next workflow task (a timer fired, an activity completed), it activates the workflow with them on
+// the previous task's clock; the commands it gets back go out with the next real task. Replayed at that
+// task's own time, the schedule decides otherwise and its history no longer replays: every later task
+// fails and the schedule is stuck (3 of 8 schedules in one 100 s run before the stale-clock guard,
+// src/workflows/stale-clock-guard.ts). Here: real dev server, the real worker process with a cache of 2
+// workflows for 8 schedules firing every 5 s, each read without pause (the Temporal client and our SDK)
+// and triggered; every history must replay, no workflow task may fail, and no refusal may reach an SDK
+// caller (our SDK asks again).
+import type { WorkflowHandle } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScheduleSpec } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { schedulerReplayOptions } from '../../src/worker.js';
+import { describeQuery, STALE_CLOCK_REFUSAL, triggerNowUpdate } from '../../src/workflows/definitions.js';
+import { failedWorkflowTasks } from '../helpers/history.js';
+import {
+  JOB_QUEUE,
+  pool,
+  SCHEDULER_QUEUE,
+  type Stack,
+  startStack,
+  startWorker,
+  stopStack,
+} from './support.js';
+
+const SCHEDULES = 8;
+const CACHED_WORKFLOWS = 2;
+const RACE_MS = 100_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('schedules read while evicted from a small worker cache (dev server)', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack('stale-clock-');
+    await startWorker(stack, {
+      ROLES: 'scheduler',
+      SCHEDULER_WORKER_TUNING: JSON.stringify({ maxCachedWorkflows: CACHED_WORKFLOWS }),
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await stopStack(stack);
+  });
+
+  it(`${SCHEDULES} schedules every 5 s, ${CACHED_WORKFLOWS} cached, read and triggered for ${RACE_MS / 1000} s: every history replays`, async () => {
+    const rawReadErrors: string[] = [];
+    const sdkReadErrors: string[] = [];
+    const raced = await pool(
+      Array.from({ length: SCHEDULES }, (_, i) => i),
+      SCHEDULES,
+      async (i) => {
+        const scheduleId = `stale-clock-${i}`;
+        const handle: WorkflowHandle = await stack.client.workflow.start('scheduleWorkflow', {
+          taskQueue: SCHEDULER_QUEUE,
+          workflowId: scheduleWorkflowId('acme', scheduleId),
+          args: [
+            {
+              identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
+              // A queue nobody polls: the schedule's own tasks are what race, the jobs never run.
+              spec: ScheduleSpec.parse({
+                target: { type: 'JOB', job_type: 'staleClockJob', task_queue: 'stale-clock-jobs' },
+                timing: { kind: 'INTERVAL', every: 'PT5S' },
+              }),
+              // Staggered, so that the schedules' fires spread over the 5 s.
+              createdAt: new Date(Date.now() - 4_000 + i * 500).toISOString(),
+              defaultJobTaskQueue: JOB_QUEUE,
+            },
+          ],
+        });
+        const end = Date.now() + RACE_MS;
+        // The Temporal client's query: a refusal reaches it as an error naming STALE_CLOCK_REFUSAL; under
+        // this load the server also sheds queries (query buffer full, timed out). A nondeterminism error
+        // here is the bug: the schedule's history no longer replays.
+        const rawReads = async () => {
+          while (Date.now() < end) {
+            await handle.query(describeQuery).catch((err: Error) => rawReadErrors.push(err.message));
+            await sleep((i * 11 + Date.now()) % 30);
+          }
+        };
+        // Our SDK asks again after a refusal: none may reach its caller. (With 2 cached workflows every read
+        // rebuilds a schedule from its history, so a read may still time out as UNAVAILABLE: load, counted.)
+        const sdkReads = async () => {
+          while (Date.now() < end) {
+            await stack.sdk.describe(scheduleId).catch((err: Error) => sdkReadErrors.push(err.message));
+            await sleep(100 + ((i * 7 + Date.now()) % 100));
+          }
+        };
+        const triggers = async () => {
+          for (let k = 0; Date.now() < end; k++) {
+            await sleep(500 + ((i * 977 + k * 1_409) % 3_000));
+            await handle.executeUpdate(triggerNowUpdate, { args: [{}] });
+          }
+        };
+        await Promise.all([rawReads(), sdkReads(), triggers()]);
+        const { counters } = await stack.sdk.describe(scheduleId);
+        const history = await handle.fetchHistory();
+        await handle.terminate('test done');
+        return { workflowId: handle.workflowId, history, fired: counters.fired };
+      },
+    );
+
+    const failures: string[] = [];
+    for await (const result of Worker.runReplayHistories(schedulerReplayOptions, raced)) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
+    }
+    const refusals = rawReadErrors.filter((m) => m.includes(STALE_CLOCK_REFUSAL)).length;
+    const unavailable = sdkReadErrors.filter((m) => m.startsWith('UNAVAILABLE')).length;
+    console.log(
+      `[stale-clock] ${SCHEDULES} schedules, ${raced.map((r) => r.fired).join('/')} fired; queries: ${refusals} refused on a stale clock, ${rawReadErrors.length - refusals} shed by the server; ${unavailable} SDK reads UNAVAILABLE`,
+    );
+    expect(rawReadErrors.filter((m) => m.includes('TMPRL1100') || /nondetermin/i.test(m))).toEqual([]);
+    expect(failures).toEqual([]);
+    // A schedule whose task failed (nondeterminism) is stuck even when its history so far replays.
+    for (const { workflowId, history } of raced)
+      expect(failedWorkflowTasks(history.events ?? []), workflowId).toEqual([]);
+    expect(sdkReadErrors.filter((m) => !m.startsWith('UNAVAILABLE'))).toEqual([]);
+    // The schedules kept firing throughout (a slot every 5 s for 100 s, besides the triggers).
+    for (const { workflowId, fired } of raced) expect(fired, workflowId).toBeGreaterThanOrEqual(10);
+  }, 300_000);
+});
