@@ -9,6 +9,7 @@ import { schedulerReplayOptions } from '../../src/worker.js';
 import {
   PATCH_HANDLERS_WHILE_DRAINING,
   PATCH_INERT_LOCAL_START,
+  PATCH_NO_INERT_LOCAL_START,
   PATCH_NO_LOCAL_ACTIVITIES,
   PATCH_PER_FIRE_COST,
 } from '../../src/workflows/schedule.js';
@@ -45,11 +46,12 @@ describe('replay of recorded schedule histories', () => {
     const releases = groupBy(files, (f) => basename(dirname(f)));
     // v0.1.0: before the small first slot batch and the version memo; v0.2.0: with them (patched());
     // v0.3.0: with the patch that serves handlers while the run waits for hand-offs; v0.4.0: with inert
-    // local job starts.
+    // local job starts; v0.4.1: with them turned off again.
     expect(releases.get('v0.1.0')?.length).toBeGreaterThanOrEqual(8);
     expect(releases.get('v0.2.0')?.length).toBeGreaterThanOrEqual(10);
     expect(releases.get('v0.3.0')?.length).toBeGreaterThanOrEqual(13);
     expect(releases.get('v0.4.0')?.length).toBeGreaterThanOrEqual(13);
+    expect(releases.get('v0.4.1')?.length).toBeGreaterThanOrEqual(13);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -202,5 +204,25 @@ describe('recorded histories of the v0.4 patch: inert local job starts', () => {
       });
     }
     expect(checked).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe('recorded histories of the v0.4.1 patch: no inert local starts in new runs', () => {
+  it('every v0.4.1 history carries the switch-off, not the v0.4 patch, and records no local activity', () => {
+    for (const file of inRelease('v0.4.1')) {
+      const events = decode(file);
+      const markers = markerText(events);
+      expect(markers, basename(file)).toContain(PATCH_NO_INERT_LOCAL_START);
+      expect(markers, basename(file)).toContain(PATCH_NO_LOCAL_ACTIVITIES);
+      // patched() short-circuits: a run that switched inert starts off never asked for them.
+      expect(markers, basename(file)).not.toContain(PATCH_INERT_LOCAL_START);
+      expect(events.filter(isLocalActivityMarker), basename(file)).toEqual([]);
+    }
+    // A recurring ALLOW JOB fire starts its job from a regular activity again (two tasks per fire).
+    const allow = named('v0.4.1', 'allow-then-skip');
+    expect(
+      allow.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow')
+        .length,
+    ).toBeGreaterThanOrEqual(3);
   });
 });
