@@ -105,6 +105,15 @@ export const PATCH_INERT_LOCAL_START = 'v0.4-inert-local-job-start';
  * v0.4.0 histories) keep it on replay.
  */
 export const PATCH_NO_INERT_LOCAL_START = 'v0.4.1-no-inert-local-job-start';
+/**
+ * Patch of v0.4.2: new runs start jobs inertly again (PATCH_INERT_LOCAL_START's rules). The history the race
+ * test lost in v0.4.0 came from the stale-clock path of sdk-core (a query rebuilding an evicted run applies
+ * the next task's events on the previous task's clock: a timer fired before an update live, after it on
+ * replay), which the stale-clock guard (stale-clock-guard.ts) now refuses for every schedule; the inert
+ * start under that guard passed the race under eviction (test/integration/stale-clock.test.ts shape, cache
+ * of 2) and without. Asked first: runs that recorded it never ask the two before.
+ */
+export const PATCH_INERT_LOCAL_START_GUARDED = 'v0.4.2-inert-local-job-start';
 /** An inert start needs the next slot this far away, so that it resolved before the next wake. */
 const INERT_START_SPACING_MS = 30_000;
 
@@ -252,7 +261,9 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const servesHandlersWhileDraining = wf.patched(PATCH_HANDLERS_WHILE_DRAINING);
   const localActivities = !wf.patched(PATCH_NO_LOCAL_ACTIVITIES);
   const inertLocalStarts =
-    !localActivities && !wf.patched(PATCH_NO_INERT_LOCAL_START) && wf.patched(PATCH_INERT_LOCAL_START);
+    !localActivities &&
+    (wf.patched(PATCH_INERT_LOCAL_START_GUARDED) ||
+      (!wf.patched(PATCH_NO_INERT_LOCAL_START) && wf.patched(PATCH_INERT_LOCAL_START)));
   const { computeSlotBatch } = localActivities ? slotsLocally : slotsInTask;
   let givenFirstBatch = input.state === undefined && !localActivities ? input.firstBatch : undefined;
   const s: ScheduleState = input.state ?? initialState(input);

@@ -5,8 +5,10 @@
 // fixed by the patch v0.3-no-local-activities). Here: real dev server, the real worker process, schedules
 // hammered with backfill + describe queries + triggerNow, and every recorded history replayed by today's
 // code. With local activities 6 of these 12 schedules failed replay (measured before the fix); none may.
-// v0.4 started a recurring ALLOW JOB fire's job from a local activity where nothing follows its result
-// (PATCH_INERT_LOCAL_START); the second case raced those starts and found them unsafe: off since v0.4.1.
+// A recurring ALLOW JOB fire starts its job from a local activity where nothing follows its result
+// (PATCH_INERT_LOCAL_START; again since v0.4.2, under the stale-clock guard): the second case races those
+// starts with the same reads and triggers. It lost one history in a v0.4.0 CI run to the stale-clock path
+// (see test/integration/stale-clock.test.ts), which 0.4.1 answered by turning the local starts off.
 import type { WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,7 +129,7 @@ describe('histories of schedules read while they are edited replay (dev server)'
     expect(sink.events.length).toBeGreaterThanOrEqual((SCHEDULES / 2) * ROUNDS * 2);
   }, 300_000);
 
-  it(`${INERT_SCHEDULES} schedules firing every 35 s, read and triggered throughout: every history replays`, async () => {
+  it(`${INERT_SCHEDULES} schedules firing every 35 s, read and triggered throughout: their local starts replay`, async () => {
     const raced = await pool(
       Array.from({ length: INERT_SCHEDULES }, (_, i) => i),
       INERT_SCHEDULES,
@@ -162,10 +164,10 @@ describe('histories of schedules read while they are edited replay (dev server)'
     );
 
     expect(await replayFailures(raced)).toEqual([]);
-    // This case found the inert local start unsafe (1 of 8 histories unreplayable, an update racing a
-    // local start); since v0.4.1 new runs start no job locally, and it guards that they replay.
+    // The race was there to lose: every schedule started jobs from local activities while it was read.
     for (const { workflowId, history } of raced) {
-      expect((history.events ?? []).filter(isLocalActivityMarker), workflowId).toEqual([]);
+      const localStarts = (history.events ?? []).filter(isLocalActivityMarker);
+      expect(localStarts.length, workflowId).toBeGreaterThanOrEqual(2);
     }
   }, 300_000);
 });

@@ -15,7 +15,7 @@ import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { schedulerReplayOptions } from '../../src/worker.js';
 import { describeQuery, STALE_CLOCK_REFUSAL, triggerNowUpdate } from '../../src/workflows/definitions.js';
-import { failedWorkflowTasks } from '../helpers/history.js';
+import { failedWorkflowTasks, isLocalActivityMarker } from '../helpers/history.js';
 import {
   JOB_QUEUE,
   pool,
@@ -44,14 +44,18 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
     await stopStack(stack);
   });
 
-  it(`${SCHEDULES} schedules every 5 s, ${CACHED_WORKFLOWS} cached, read and triggered for ${RACE_MS / 1000} s: every history replays`, async () => {
+  /**
+   * SCHEDULES schedules every `everyS` seconds, staggered over one interval, each read without pause (the
+   * Temporal client's query and our SDK's describe) and triggered for RACE_MS; then every history replayed.
+   */
+  async function race(name: string, everyS: number) {
     const rawReadErrors: string[] = [];
     const sdkReadErrors: string[] = [];
     const raced = await pool(
       Array.from({ length: SCHEDULES }, (_, i) => i),
       SCHEDULES,
       async (i) => {
-        const scheduleId = `stale-clock-${i}`;
+        const scheduleId = `${name}-${i}`;
         const handle: WorkflowHandle = await stack.client.workflow.start('scheduleWorkflow', {
           taskQueue: SCHEDULER_QUEUE,
           workflowId: scheduleWorkflowId('acme', scheduleId),
@@ -61,10 +65,11 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
               // A queue nobody polls: the schedule's own tasks are what race, the jobs never run.
               spec: ScheduleSpec.parse({
                 target: { type: 'JOB', job_type: 'staleClockJob', task_queue: 'stale-clock-jobs' },
-                timing: { kind: 'INTERVAL', every: 'PT5S' },
+                timing: { kind: 'INTERVAL', every: `PT${everyS}S` },
               }),
-              // Staggered, so that the schedules' fires spread over the 5 s.
-              createdAt: new Date(Date.now() - 4_000 + i * 500).toISOString(),
+              createdAt: new Date(
+                Date.now() - (everyS - 1) * 1000 + (i * everyS * 1000) / SCHEDULES,
+              ).toISOString(),
               defaultJobTaskQueue: JOB_QUEUE,
             },
           ],
@@ -107,8 +112,9 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
     }
     const refusals = rawReadErrors.filter((m) => m.includes(STALE_CLOCK_REFUSAL)).length;
     const unavailable = sdkReadErrors.filter((m) => m.startsWith('UNAVAILABLE')).length;
+    const localStarts = raced.map((r) => (r.history.events ?? []).filter(isLocalActivityMarker).length);
     console.log(
-      `[stale-clock] ${SCHEDULES} schedules, ${raced.map((r) => r.fired).join('/')} fired; queries: ${refusals} refused on a stale clock, ${rawReadErrors.length - refusals} shed by the server; ${unavailable} SDK reads UNAVAILABLE`,
+      `[stale-clock ${name}] ${SCHEDULES} schedules every ${everyS} s, ${raced.map((r) => r.fired).join('/')} fired, ${localStarts.join('/')} local starts; queries: ${refusals} refused on a stale clock, ${rawReadErrors.length - refusals} shed by the server; ${unavailable} SDK reads UNAVAILABLE`,
     );
     expect(rawReadErrors.filter((m) => m.includes('TMPRL1100') || /nondetermin/i.test(m))).toEqual([]);
     expect(failures).toEqual([]);
@@ -116,7 +122,19 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
     for (const { workflowId, history } of raced)
       expect(failedWorkflowTasks(history.events ?? []), workflowId).toEqual([]);
     expect(sdkReadErrors.filter((m) => !m.startsWith('UNAVAILABLE'))).toEqual([]);
+    return { raced, localStarts };
+  }
+
+  it(`${SCHEDULES} schedules every 5 s, ${CACHED_WORKFLOWS} cached, read and triggered for ${RACE_MS / 1000} s: every history replays`, async () => {
+    const { raced } = await race('stale-clock', 5);
     // The schedules kept firing throughout (a slot every 5 s for 100 s, besides the triggers).
     for (const { workflowId, fired } of raced) expect(fired, workflowId).toBeGreaterThanOrEqual(10);
+  }, 300_000);
+
+  it(`${SCHEDULES} schedules every 35 s (inert local job starts), ${CACHED_WORKFLOWS} cached, read and triggered: every history replays`, async () => {
+    // Slots 35 s apart start their jobs from local activities (PATCH_INERT_LOCAL_START_GUARDED): evicted
+    // and rebuilt for reads while those starts run, the schedules must replay as well.
+    const { localStarts } = await race('stale-clock-inert', 35);
+    for (const n of localStarts) expect(n).toBeGreaterThanOrEqual(1);
   }, 300_000);
 });

@@ -142,7 +142,7 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
    */
   it.each([
     { how: 'an activity', every: 'PT2S', slotMs: 2_000, more: 3, local: false },
-    // A local-activity case ran here in v0.4 (inert starts); new runs start no job locally since v0.4.1.
+    { how: 'a local activity (inert start)', every: 'PT60S', slotMs: 60_000, more: 2, local: true },
   ])(
     'JOB started from $how: killed before the start and again after the job started; every slot ran exactly once',
     async ({ every, slotMs, more, local }) => {

@@ -9,6 +9,7 @@ import { schedulerReplayOptions } from '../../src/worker.js';
 import {
   PATCH_HANDLERS_WHILE_DRAINING,
   PATCH_INERT_LOCAL_START,
+  PATCH_INERT_LOCAL_START_GUARDED,
   PATCH_NO_INERT_LOCAL_START,
   PATCH_NO_LOCAL_ACTIVITIES,
   PATCH_PER_FIRE_COST,
@@ -46,12 +47,13 @@ describe('replay of recorded schedule histories', () => {
     const releases = groupBy(files, (f) => basename(dirname(f)));
     // v0.1.0: before the small first slot batch and the version memo; v0.2.0: with them (patched());
     // v0.3.0: with the patch that serves handlers while the run waits for hand-offs; v0.4.0: with inert
-    // local job starts; v0.4.1: with them turned off again.
+    // local job starts; v0.4.1: with them turned off again; v0.4.2: on again, under the stale-clock guard.
     expect(releases.get('v0.1.0')?.length).toBeGreaterThanOrEqual(8);
     expect(releases.get('v0.2.0')?.length).toBeGreaterThanOrEqual(10);
     expect(releases.get('v0.3.0')?.length).toBeGreaterThanOrEqual(13);
     expect(releases.get('v0.4.0')?.length).toBeGreaterThanOrEqual(13);
     expect(releases.get('v0.4.1')?.length).toBeGreaterThanOrEqual(13);
+    expect(releases.get('v0.4.2')?.length).toBeGreaterThanOrEqual(13);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -135,38 +137,44 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
   });
 });
 
-describe('recorded histories of the v0.4 patch: inert local job starts', () => {
+// v0.4.0 recorded the inert local starts of PATCH_INERT_LOCAL_START, v0.4.2 the same rules under
+// PATCH_INERT_LOCAL_START_GUARDED (on again with the stale-clock guard): both must show them.
+describe.each([
+  ['v0.4.0', PATCH_INERT_LOCAL_START],
+  ['v0.4.2', PATCH_INERT_LOCAL_START_GUARDED],
+])('recorded histories of %s: inert local job starts (%s)', (release, patch) => {
   type Events = ReturnType<typeof decode>;
-  const v040 = (name: string) => named('v0.4.0', name);
+  const recorded = (name: string) => named(release, name);
   const localStarts = (events: Events) => events.filter(isLocalActivityMarker);
   const activityStarts = (events: Events) =>
     events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow');
 
-  it('v0.3.0 predates it; every v0.4.0 history carries it with the v0.3 patches', () => {
-    for (const file of inRelease('v0.3.0'))
-      expect(markerText(decode(file))).not.toContain(PATCH_INERT_LOCAL_START);
-    for (const file of inRelease('v0.4.0')) {
+  it('v0.3.0 predates it; every history of the release carries it with the v0.3 patches', () => {
+    for (const file of inRelease('v0.3.0')) expect(markerText(decode(file))).not.toContain(patch);
+    for (const file of inRelease(release)) {
       const markers = markerText(decode(file));
-      expect(markers).toContain(PATCH_INERT_LOCAL_START);
+      expect(markers).toContain(patch);
       expect(markers).toContain(PATCH_NO_LOCAL_ACTIVITIES);
+      // Asked first since v0.4.2: a run that has it never asks the switch-off of v0.4.1.
+      if (release === 'v0.4.2') expect(markers).not.toContain(PATCH_NO_INERT_LOCAL_START);
     }
   });
 
   it('a recurring ALLOW JOB fire starts its job locally; nothing else runs as a local activity', () => {
     // Hourly ALLOW: every scheduled fire is a local start, and no fire of it needs a second task.
-    const allow = v040('allow-then-skip');
+    const allow = recorded('allow-then-skip');
     expect(localStarts(allow).length).toBeGreaterThanOrEqual(3);
     // A catch-up hands its backlog to regular activities and starts only a last fire that fits one pass
     // locally; a paused-then-edited run (handlers) mixes both, by the rules of PATCH_INERT_LOCAL_START.
-    expect(activityStarts(v040('catch-up-first-run')).length).toBeGreaterThan(
-      localStarts(v040('catch-up-first-run')).length,
+    expect(activityStarts(recorded('catch-up-first-run')).length).toBeGreaterThan(
+      localStarts(recorded('catch-up-first-run')).length,
     );
-    expect(localStarts(v040('handlers')).length).toBeGreaterThan(0);
-    expect(activityStarts(v040('handlers')).length).toBeGreaterThan(0);
+    expect(localStarts(recorded('handlers')).length).toBeGreaterThan(0);
+    expect(activityStarts(recorded('handlers')).length).toBeGreaterThan(0);
     // Schedules that watch their jobs (QUEUE, FIXED_DELAY), EVENT and finite ones never start locally.
     for (const name of ['overlap-queue', 'fixed-delay', 'one-time', 'deadline', 'draining-delete'])
-      expect(localStarts(v040(name))).toEqual([]);
-    for (const file of inRelease('v0.4.0')) {
+      expect(localStarts(recorded(name))).toEqual([]);
+    for (const file of inRelease(release)) {
       for (const marker of localStarts(decode(file))) {
         const text = markerText([marker]);
         expect(text).toContain('startJobWorkflow');
@@ -186,7 +194,7 @@ describe('recorded histories of the v0.4 patch: inert local job starts', () => {
           e.workflowPropertiesModifiedEventAttributes,
       );
     let checked = 0;
-    for (const file of inRelease('v0.4.0')) {
+    for (const file of inRelease(release)) {
       const events = decode(file);
       events.forEach((event, i) => {
         if (!isLocalActivityMarker(event)) return;

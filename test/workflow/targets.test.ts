@@ -118,7 +118,7 @@ describe('targets and one-shot kinds (time-skipping server)', () => {
     expect(described.counters.failed).toBe(1);
   });
 
-  it('JOB of a recurring ALLOW schedule: started from an activity (no child), two workflow tasks and one upsert per fire; a slot whose job exists is a prevented duplicate; overlap SKIP starts children', async () => {
+  it('JOB of a recurring ALLOW schedule: started from a local activity (no child), one workflow task and one upsert per fire; a slot whose job exists is a prevented duplicate; overlap SKIP starts children', async () => {
     const sdk = h.sdk();
     const job = { type: 'JOB' as const, job_type: 'recordedJob' };
     await sdk.create({ schedule_id: 'local', target: job, timing: { kind: 'INTERVAL', every: 'PT10M' } });
@@ -155,20 +155,17 @@ describe('targets and one-shot kinds (time-skipping server)', () => {
     const schedule = h.env.client.workflow.getHandle(scheduleWorkflowId('acme', 'local'));
     let events = (await schedule.fetchHistory()).events ?? [];
     expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
-    // From one slot's timer to the next: the timer's workflow task starts the job from an activity, the
-    // activity's result comes with a second task (since 0.3: no local activity, see
-    // PATCH_NO_LOCAL_ACTIVITIES; v0.4's inert local start is off for new runs, PATCH_NO_INERT_LOCAL_START),
-    // one upsert (the next run). No marker but patches.
+    // From one slot's timer to the next: the timer's workflow task starts the job from a local activity
+    // (slots 10 minutes apart: an inert start, PATCH_INERT_LOCAL_START), arms the next timer and upserts
+    // the next run, all in that one task.
     const timers = events.flatMap((e, i) => (e.timerFiredEventAttributes ? [i] : []));
     expect(timers).toHaveLength(3);
     for (const [from, to] of [timers.slice(0, 2), timers.slice(1, 3)] as [number, number][]) {
       const cycle = events.slice(from, to);
-      expect(cycle.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(2);
+      expect(cycle.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
       const markers = cycle.map((e) => e.markerRecordedEventAttributes?.markerName).filter(Boolean);
-      expect(markers.filter((m) => m !== 'core_patch')).toEqual([]);
-      expect(
-        cycle.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean),
-      ).toEqual(['startJobWorkflow']);
+      expect(markers.filter((m) => m !== 'core_patch')).toEqual(['core_local_activity']);
+      expect(cycle.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
       const upserted = cycle
         .map((e) =>
           Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
