@@ -101,8 +101,9 @@ export const PATCH_INERT_LOCAL_START = 'v0.4-inert-local-job-start';
  * Patch of v0.4.1: new runs start no job locally again. The race test of the inert start
  * (test/integration/replay-under-queries.test.ts, second case) found 1 of 8 histories unreplayable in a
  * fresh-clone CI run ("Update machine does not handle this event": a triggerNow update racing a local
- * start), so the inert start is not safe as designed. Runs that recorded PATCH_INERT_LOCAL_START (the
- * v0.4.0 histories) keep it on replay.
+ * start), so the inert start was turned off; the cause turned out to be sdk-core's stale-clock path (see
+ * PATCH_INERT_LOCAL_START_GUARDED). Runs that recorded PATCH_INERT_LOCAL_START (the v0.4.0 histories) keep
+ * it on replay; runs that recorded this one start jobs from regular activities until they continue as new.
  */
 export const PATCH_NO_INERT_LOCAL_START = 'v0.4.1-no-inert-local-job-start';
 /**
