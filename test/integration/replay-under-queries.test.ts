@@ -130,6 +130,7 @@ describe('histories of schedules read while they are edited replay (dev server)'
   }, 300_000);
 
   it(`${INERT_SCHEDULES} schedules firing every 35 s, read and triggered throughout: their local starts replay`, async () => {
+    let readsTimedOut = 0;
     const raced = await pool(
       Array.from({ length: INERT_SCHEDULES }, (_, i) => i),
       INERT_SCHEDULES,
@@ -145,9 +146,15 @@ describe('histories of schedules read while they are edited replay (dev server)'
           Date.now() - 34_000 + i * 3_500,
         );
         const end = Date.now() + INERT_RACE_MS;
+        // A read waits while a local start holds the schedule's task open; on a loaded machine (a CI run)
+        // one may outlast the server's query timeout: counted, not a failure here (replay is the question).
         const reads = async () => {
           while (Date.now() < end) {
-            await handle.query(describeQuery);
+            await handle.query(describeQuery).catch((err: Error) => {
+              if (!/query timed out before a worker could process it/.test(String(err.cause ?? err)))
+                throw err;
+              readsTimedOut += 1;
+            });
             await sleep((i * 11 + Date.now()) % 30);
           }
         };
@@ -163,6 +170,7 @@ describe('histories of schedules read while they are edited replay (dev server)'
       },
     );
 
+    console.log(`[replay-under-queries inert] ${readsTimedOut} reads timed out`);
     expect(await replayFailures(raced)).toEqual([]);
     // The race was there to lose: every schedule started jobs from local activities while it was read.
     for (const { workflowId, history } of raced) {

