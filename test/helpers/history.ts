@@ -1,5 +1,7 @@
 // Reading recorded schedule histories in tests: what a marker says and which markers are local activities.
 import type { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { schedulerReplayOptions } from '../../src/worker.js';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -28,3 +30,19 @@ export const failedWorkflowTasks = (events: readonly HistoryEvent[]): string[] =
     if (!failed || BENIGN_TASK_FAILURES.has(failed.cause ?? 0)) return [];
     return [failed.failure?.message ?? `cause ${failed.cause}`];
   });
+
+/**
+ * Every history replayed with what the scheduler's worker runs: the ones that fail, with their error; and
+ * every schedule whose tasks failed live (stuck, even when its history so far replays).
+ */
+export async function replayFailures(
+  raced: readonly { workflowId: string; history: temporal.api.history.v1.IHistory }[],
+): Promise<string[]> {
+  const failures = raced.flatMap(({ workflowId, history }) =>
+    failedWorkflowTasks(history.events ?? []).map((message) => `${workflowId}: task failed: ${message}`),
+  );
+  for await (const result of Worker.runReplayHistories(schedulerReplayOptions, raced)) {
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
+  }
+  return failures;
+}

@@ -10,13 +10,11 @@
 // starts with the same reads and triggers. It lost one history in a v0.4.0 CI run to the stale-clock path
 // (see test/integration/stale-clock.test.ts), which 0.4.1 answered by turning the local starts off.
 import type { WorkflowHandle } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { schedulerReplayOptions } from '../../src/worker.js';
 import { backfillUpdate, describeQuery, triggerNowUpdate } from '../../src/workflows/definitions.js';
-import { failedWorkflowTasks, isLocalActivityMarker } from '../helpers/history.js';
+import { isLocalActivityMarker, replayFailures } from '../helpers/history.js';
 import { startEventSink } from '../helpers/http-api.js';
 import {
   JOB_QUEUE,
@@ -40,20 +38,6 @@ async function closeWithHistory(handle: WorkflowHandle) {
   const history = await handle.fetchHistory();
   await handle.terminate('test done');
   return { workflowId: handle.workflowId, history };
-}
-
-/**
- * Every history replayed by today's workflow code: the ones that fail, with their error; and every
- * schedule whose tasks failed live (stuck, even when its history so far replays).
- */
-async function replayFailures(raced: Awaited<ReturnType<typeof closeWithHistory>>[]): Promise<string[]> {
-  const failures = raced.flatMap(({ workflowId, history }) =>
-    failedWorkflowTasks(history.events ?? []).map((message) => `${workflowId}: task failed: ${message}`),
-  );
-  for await (const result of Worker.runReplayHistories(schedulerReplayOptions, raced)) {
-    if (result.error) failures.push(`${result.workflowId}: ${result.error.message.slice(0, 300)}`);
-  }
-  return failures;
 }
 
 describe('histories of schedules read while they are edited replay (dev server)', () => {
