@@ -14,6 +14,7 @@ import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { describeQuery, STALE_CLOCK_REFUSAL, triggerNowUpdate } from '../../src/workflows/definitions.js';
 import { isLocalActivityMarker, replayFailures } from '../helpers/history.js';
+import { retryTransient, settleAll, TransientCounter, updateRetrying } from '../helpers/transient.js';
 import {
   JOB_QUEUE,
   pool,
@@ -49,6 +50,7 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
   async function race(name: string, everyS: number) {
     const rawReadErrors: string[] = [];
     const sdkReadErrors: string[] = [];
+    const transient = new TransientCounter();
     const raced = await pool(
       Array.from({ length: SCHEDULES }, (_, i) => i),
       SCHEDULES,
@@ -93,13 +95,15 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
         const triggers = async () => {
           for (let k = 0; Date.now() < end; k++) {
             await sleep(500 + ((i * 977 + k * 1_409) % 3_000));
-            await handle.executeUpdate(triggerNowUpdate, { args: [{}] });
+            await updateRetrying(handle, triggerNowUpdate, {}, transient);
           }
         };
-        await Promise.all([rawReads(), sdkReads(), triggers()]);
-        const { counters } = await stack.sdk.describe(scheduleId);
-        const history = await handle.fetchHistory();
-        await handle.terminate('test done');
+        await settleAll([rawReads(), sdkReads(), triggers()]);
+        const { counters } = await retryTransient('SDK reads after the race', transient, () =>
+          stack.sdk.describe(scheduleId),
+        );
+        const history = await retryTransient('history reads', transient, () => handle.fetchHistory());
+        await retryTransient('terminations', transient, () => handle.terminate('test done'));
         return { workflowId: handle.workflowId, history, fired: counters.fired };
       },
     );
@@ -108,7 +112,7 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
     const unavailable = sdkReadErrors.filter((m) => m.startsWith('UNAVAILABLE')).length;
     const localStarts = raced.map((r) => (r.history.events ?? []).filter(isLocalActivityMarker).length);
     console.log(
-      `[stale-clock ${name}] ${SCHEDULES} schedules every ${everyS} s, ${raced.map((r) => r.fired).join('/')} fired, ${localStarts.join('/')} local starts; queries: ${refusals} refused on a stale clock, ${rawReadErrors.length - refusals} shed by the server; ${unavailable} SDK reads UNAVAILABLE`,
+      `[stale-clock ${name}] ${SCHEDULES} schedules every ${everyS} s, ${raced.map((r) => r.fired).join('/')} fired, ${localStarts.join('/')} local starts; queries: ${refusals} refused on a stale clock, ${rawReadErrors.length - refusals} shed by the server; ${unavailable} SDK reads UNAVAILABLE; ${transient}`,
     );
     expect(rawReadErrors.filter((m) => m.includes('TMPRL1100') || /nondetermin/i.test(m))).toEqual([]);
     // Unreplayable histories, and schedules whose tasks failed (stuck even when their history so far replays).

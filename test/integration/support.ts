@@ -12,6 +12,7 @@ import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import type { RunLine } from '../fixtures/durable-jobs.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
 import { startTestDevServer, tempDir } from '../helpers/servers.js';
+import { settleAll } from '../helpers/transient.js';
 
 export const SCHEDULER_QUEUE = 'scheduler';
 export const JOB_QUEUE = 'jobs';
@@ -133,7 +134,11 @@ export function groupBy<T, K>(items: Iterable<T>, key: (item: T) => K): Map<K, T
   return groups;
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
+/**
+ * Runs `fn` over `items` with at most `limit` in flight; results in input order. After a failure no new
+ * item starts, and the first error is thrown once every item in flight has ended (a test's teardown must
+ * not close the clients those items still use).
+ */
 export async function pool<T, R>(
   items: T[],
   limit: number,
@@ -141,11 +146,17 @@ export async function pool<T, R>(
 ): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
-  await Promise.all(
+  let failed = false;
+  await settleAll(
     Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
+      while (next < items.length && !failed) {
         const i = next++;
-        out[i] = await fn(items[i]!, i);
+        try {
+          out[i] = await fn(items[i]!, i);
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
       }
     }),
   );
