@@ -160,6 +160,20 @@ async function startStack(dir: string, logFile: string): Promise<Stack> {
   const sink = await startSink();
   const [temporalPort, uiPort, apiPort] = await distinctFreePorts(3);
   const key = `fuzz-${randomBytes(16).toString('hex')}`;
+  const tenantsFile = join(dir, 'tenants.json');
+  writeFileSync(
+    tenantsFile,
+    JSON.stringify({
+      tenants: {
+        fuzz: {
+          job_task_queues: ['*'],
+          job_types: ['*'],
+          signal_workflow_ids: ['*'],
+          event_sinks: [sink.url],
+        },
+      },
+    }),
+  );
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SCHEDULER_DATA_DIR: join(dir, 'data'),
@@ -170,7 +184,8 @@ async function startStack(dir: string, logFile: string): Promise<Stack> {
     SCHEDULER_API_KEYS: `${key}=fuzz:fuzzer`,
     // Schemathesis sends thousands of requests a minute with one key: the limit is not what is tested.
     SCHEDULER_API_RATE_LIMIT: '1000000',
-    SCHEDULER_EVENT_SINKS: sink.url,
+    // Targets the fuzzer sends are judged by a policy like a production one: JOBs anywhere but the one sink.
+    SCHEDULER_TENANTS_FILE: tenantsFile,
     SCHEDULER_LOG_LEVEL: 'warn',
     SCHEDULER_ROLE: 'all',
   };

@@ -603,7 +603,7 @@ export interface StackOptions {
   log?: Log;
   /** SCHEDULER_API_KEYS for the API; a random one for tenant `stack` by default. */
   apiKeys?: string;
-  /** Extra environment for every scheduler process (e.g. SCHEDULER_EVENT_SINKS). */
+  /** Extra environment for every scheduler process (e.g. SCHEDULER_TENANTS_FILE instead of the open one). */
   schedulerEnv?: Record<string, string>;
 }
 
@@ -626,13 +626,28 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     started.push(temporal.service);
 
     const apiKeys = opts.apiKeys ?? `${randomBytes(18).toString('base64url')}=stack:ops`;
+    // The stack's tenants reach every target, local sinks included (its tests run their sinks on 127.0.0.1);
+    // a deployment lists what each tenant may reach (deploy/tenants.example.json).
+    const tenantsFile = join(dir, 'tenants.json');
+    const tenants = [...new Set(apiKeys.split(',').map((entry) => entry.split('=')[1]?.split(':')[0]))];
+    const open = {
+      job_task_queues: ['*'],
+      job_types: ['*'],
+      signal_workflow_ids: ['*'],
+      event_sinks: [{ url: '*', private: true }],
+    };
+    writeFileSync(
+      tenantsFile,
+      JSON.stringify({ tenants: Object.fromEntries(tenants.filter(Boolean).map((t) => [t, open])) }),
+    );
+    const schedulerEnv = { SCHEDULER_TENANTS_FILE: tenantsFile, ...opts.schedulerEnv };
     const workers = Array.from({ length: WORKERS }, (_, i) =>
       startScheduler({
         name: `scheduler-worker-${i + 1}`,
         role: 'worker',
         address: temporal.address,
         stackDir: dir,
-        env: { SCHEDULER_METRICS_PORT: String(opts.ports.workerMetrics[i]), ...opts.schedulerEnv },
+        env: { SCHEDULER_METRICS_PORT: String(opts.ports.workerMetrics[i]), ...schedulerEnv },
       }),
     );
     started.push(...workers);
@@ -641,7 +656,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       role: 'api',
       address: temporal.address,
       stackDir: dir,
-      env: { SCHEDULER_API_PORT: String(opts.ports.api), SCHEDULER_API_KEYS: apiKeys, ...opts.schedulerEnv },
+      env: { SCHEDULER_API_PORT: String(opts.ports.api), SCHEDULER_API_KEYS: apiKeys, ...schedulerEnv },
     });
     started.push(api);
     await Promise.all([...workers, api].map((p) => p.ready()));

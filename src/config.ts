@@ -18,7 +18,12 @@ export const EnvironmentSchema = z.object({
   SCHEDULER_API_KEYS: z.string().optional(),
   /** File of `sha256:<hex>=tenant_id:owner_ref` lines (hashed keys), re-read when it changes. */
   SCHEDULER_API_KEY_FILE: z.string().min(1).optional(),
-  /** Comma-separated URL prefixes EVENT sinks must start with; unset: any http(s) URL (development). */
+  /**
+   * JSON file of what each tenant's targets may reach (src/model/tenant-policy.ts), re-read when it changes.
+   * Unset: the development tenant reaches everything when no API keys are configured, else nothing does.
+   */
+  SCHEDULER_TENANTS_FILE: z.string().min(1).optional(),
+  /** Replaced by `event_sinks` in SCHEDULER_TENANTS_FILE (0.5): set, it stops the start with how to migrate. */
   SCHEDULER_EVENT_SINKS: z.string().optional(),
   SCHEDULER_API_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   SCHEDULER_API_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
@@ -44,6 +49,11 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`environment variable ${issue.path.join('.')}: ${issue.message}`);
+  }
+  if (parsed.data.SCHEDULER_EVENT_SINKS !== undefined) {
+    throw new ConfigError(
+      'SCHEDULER_EVENT_SINKS is replaced by the tenant policy (0.5): list the prefixes under "event_sinks" of each tenant in a SCHEDULER_TENANTS_FILE (README, "Tenancy"), then unset SCHEDULER_EVENT_SINKS',
+    );
   }
   return parsed.data;
 }

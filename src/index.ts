@@ -1,8 +1,8 @@
 // The package's root entry (`import … from 'durable-scheduler'`): the client SDK, the contracts it speaks
 // and its error. Nothing here loads the worker (`durable-scheduler/worker`), the HTTP server or the
 // testing kit (`durable-scheduler/testing`); test/unit/architecture.test.ts checks that.
-export type { EventSinkCheck, EventSinkPolicy, Principal } from './api/auth.js';
-export { PrincipalSchema, parseEventSinkAllowlist } from './api/auth.js';
+export type { Principal } from './api/auth.js';
+export { PrincipalSchema } from './api/auth.js';
 export {
   type CreateResult,
   type CreateScheduleInput,
@@ -27,3 +27,11 @@ export {
   Weekday,
 } from './calendar/timing.js';
 export * from './model/contracts.js';
+export {
+  type TargetField,
+  type TargetVerdict,
+  TenantPolicy,
+  TenantPolicyError,
+  TenantPolicyFile,
+  TenantTargets,
+} from './model/tenant-policy.js';

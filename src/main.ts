@@ -9,6 +9,7 @@ import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
 import { assertPortFree, freePort } from './runtime/ports.js';
 import { installRuntime, runtimeLogLevel } from './runtime/telemetry.js';
+import { loadTenantPolicy } from './runtime/tenant-policy-file.js';
 import { createSchedulerWorker } from './worker.js';
 
 const log = (line: string) => console.log(`[scheduler] ${line}`);
@@ -83,6 +84,14 @@ async function main(): Promise<void> {
       address = devServer.address;
     }
 
+    // API and worker enforce the same file: the API where a definition enters, the worker at every hand-off.
+    const tenantPolicy = loadTenantPolicy({
+      file: env.SCHEDULER_TENANTS_FILE,
+      development: !env.SCHEDULER_API_KEYS?.trim() && !env.SCHEDULER_API_KEY_FILE,
+      log,
+    });
+    stops.push(async () => tenantPolicy.close());
+
     const connection = await connectTo(address, devServer !== null);
     stops.push(() => connection.close());
     await registerSearchAttributes(connection, env.TEMPORAL_NAMESPACE);
@@ -93,6 +102,7 @@ async function main(): Promise<void> {
         namespace: env.TEMPORAL_NAMESPACE,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }),
+        tenantPolicy: tenantPolicy.current,
       });
       const workerDone = worker.run();
       stops.push(async () => {
@@ -112,7 +122,7 @@ async function main(): Promise<void> {
         dataDir: env.SCHEDULER_DATA_DIR,
         apiKeys: env.SCHEDULER_API_KEYS,
         apiKeyFile: env.SCHEDULER_API_KEY_FILE,
-        eventSinks: env.SCHEDULER_EVENT_SINKS,
+        tenantPolicy: tenantPolicy.current,
         rateLimitPerMinute: env.SCHEDULER_API_RATE_LIMIT,
         temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
         logLevel: env.SCHEDULER_LOG_LEVEL,
@@ -129,6 +139,7 @@ async function main(): Promise<void> {
     );
     if (devServer?.uiUrl) log(`Web UI:     ${devServer.uiUrl}`);
     if (runsWorker) log('Worker:     running');
+    log(`Targets:    ${tenantPolicy.describe()}`);
     if (runsWorker && env.SCHEDULER_METRICS_PORT) log(`Metrics:    http://${workerMetricsAddress}/metrics`);
     if (runsApi)
       log(

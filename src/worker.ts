@@ -3,13 +3,16 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, type ReplayWorkerOptions, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
+import type { TenantPolicy } from './model/tenant-policy.js';
 
 // The package's `durable-scheduler/worker` entry: what a deployment needs to run the scheduler's
 // workflows and activities, in a worker of its own (`schedulerWorkerOptions` spread into `Worker.create`)
 // or in the one `createSchedulerWorker` makes. The namespace needs the scheduler's search attributes once
 // (`registerSearchAttributes`).
 export { createActivities } from './activities/index.js';
+export { TenantPolicy } from './model/tenant-policy.js';
 export { registerSearchAttributes } from './runtime/namespace.js';
+export { loadTenantPolicy, type TenantPolicySource } from './runtime/tenant-policy-file.js';
 
 // Workflows are bundled from source; under tsx this module is .ts, so the bundle entry is too (built, it
 // is dist/workflows/index.js next to this file, in a checkout or an installed package alike).
@@ -69,14 +72,26 @@ export type SchedulerWorkerParts = Required<
   Pick<WorkerOptions, 'workflowsPath' | 'interceptors' | 'activities' | keyof typeof schedulerWorkerTuning>
 >;
 
+/** What the hand-off activities act with, and what they may reach. */
+export interface SchedulerWorkerDependencies {
+  /** The Temporal client the hand-off activities start and signal your job workflows with. */
+  client: Client;
+  /**
+   * The tenant policy in force, asked at every hand-off (`loadTenantPolicy(...).current`, which follows
+   * SCHEDULER_TENANTS_FILE). Required: there is no default reach. `() => TenantPolicy.openToAll()` in
+   * development and tests.
+   */
+  tenantPolicy: () => TenantPolicy;
+}
+
 /**
- * For a worker you create yourself: `Worker.create({ connection, namespace, taskQueue, ...schedulerWorkerOptions({ client }) })`.
- * `client` is the Temporal client the hand-off activities start and signal your job workflows with.
+ * For a worker you create yourself:
+ * `Worker.create({ connection, namespace, taskQueue, ...schedulerWorkerOptions({ client, tenantPolicy }) })`.
  */
-export function schedulerWorkerOptions(deps: { client: Client }): SchedulerWorkerParts {
+export function schedulerWorkerOptions(deps: SchedulerWorkerDependencies): SchedulerWorkerParts {
   return {
     ...schedulerReplayOptions,
-    activities: createActivities({ client: deps.client }),
+    activities: createActivities({ client: deps.client, tenantPolicy: deps.tenantPolicy }),
     ...schedulerWorkerTuning,
   };
 }
@@ -90,9 +105,7 @@ export type SchedulerWorkerOptions = (
 ) & {
   namespace: string;
   taskQueue: string;
-  /** Client the handoff activities signal target workflows with. */
-  client: Client;
-};
+} & SchedulerWorkerDependencies;
 
 export interface SchedulerWorker {
   worker: Worker;
@@ -110,7 +123,7 @@ export async function createSchedulerWorker(options: SchedulerWorkerOptions): Pr
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...schedulerWorkerOptions({ client: options.client }),
+    ...schedulerWorkerOptions({ client: options.client, tenantPolicy: options.tenantPolicy }),
   });
   return {
     worker,

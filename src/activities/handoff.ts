@@ -2,8 +2,9 @@
 // that never wait for it), signalling a workflow and publishing an event. Temporal retries an activity whose
 // worker died after the effect but before the result was recorded, so each carries the occurrence's
 // identity for the receiver to deduplicate on: a JOB's workflow ID is the occurrence ID (never reused),
-// a signal and an event carry the idempotency key.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+// a signal and an event carry the idempotency key. Every hand-off is checked first against the tenant
+// policy in force now (the definition was checked at create and edit against the policy of that day).
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import {
   type Client,
   isGrpcServiceError,
@@ -14,10 +15,12 @@ import {
 } from '@temporalio/client';
 import { NamespaceNotFoundError, type SearchAttributePair, SearchAttributeType } from '@temporalio/common';
 import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
-import { schedulerWorkflowTenant } from '../model/ids.js';
+import { FORBIDDEN_TARGET_ERROR, PERMANENT_HANDOFF_ERROR } from '../model/handoff-failures.js';
+import { redactUrl } from '../model/network-address.js';
+import type { TargetField, TargetVerdict, TenantPolicy } from '../model/tenant-policy.js';
+import { createEventDelivery, type EventDelivery, EventDeliveryError } from './event-delivery.js';
 
-/** Error type for failures that retrying cannot fix; the workflow records them on the occurrence. */
-export const PERMANENT_HANDOFF_ERROR = 'PermanentHandoffError';
+export { PERMANENT_HANDOFF_ERROR };
 
 export interface HandoffRequest {
   target: Exclude<Target, { type: 'JOB' }>;
@@ -60,13 +63,35 @@ export interface JobStartResult {
   attempt: number;
 }
 
+/** A JOB's start as a policy question: what the schedule asks to start, where, for which tenant. */
+export interface TargetAuthorizationRequest {
+  tenant_id: string;
+  target: Target;
+  /** Where a JOB without task_queue starts (the schedule's workflow was given it at create). */
+  defaultJobTaskQueue: string;
+}
+
 export interface HandoffDependencies {
   client: Client;
-  fetch?: typeof fetch;
+  /**
+   * The tenant policy in force (re-read when its file changes). Required: a worker that was told nothing
+   * reaches nothing. Development and tests pass `() => TenantPolicy.openToAll()` explicitly.
+   */
+  tenantPolicy: () => TenantPolicy;
+  /** How EVENTs are POSTed (tests inject a resolver); default: SSRF-safe delivery with the system's DNS. */
+  eventDelivery?: EventDelivery;
 }
 
 function permanent(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, PERMANENT_HANDOFF_ERROR);
+}
+
+/** Hand-offs the current tenant policy refused: nothing was delivered. Labels from closed sets. */
+function countRefused(tenant: string, target: Target['type'], field: TargetField) {
+  Context.current()
+    .metricMeter.withTags({ tenant, target, field })
+    .createCounter('scheduler_handoffs_refused', undefined, 'hand-offs the tenant policy in force refused')
+    .add(1);
 }
 
 /**
@@ -98,21 +123,35 @@ function handoffsInFlight(tenant: string, target: string) {
 }
 
 export function createHandoffActivities(deps: HandoffDependencies) {
-  const httpFetch = deps.fetch ?? fetch;
+  const delivery = deps.eventDelivery ?? createEventDelivery();
+
+  /** The current policy's verdict on a target; a refusal is counted here, where the effect would happen. */
+  function authorize(request: TargetAuthorizationRequest): TargetVerdict {
+    const verdict = deps.tenantPolicy().check(request.tenant_id, request.target, {
+      schedulerTaskQueue: Context.current().info.taskQueue,
+      defaultJobTaskQueue: request.defaultJobTaskQueue,
+    });
+    if (!verdict.allowed) countRefused(request.tenant_id, request.target.type, verdict.field);
+    return verdict;
+  }
+
+  /** Throws the refusal the workflow records (FORBIDDEN_TARGET_ERROR, never retried) unless allowed. */
+  function requireAllowed(request: TargetAuthorizationRequest): Extract<TargetVerdict, { allowed: true }> {
+    const verdict = authorize(request);
+    if (verdict.allowed) return verdict;
+    throw ApplicationFailure.create({
+      type: FORBIDDEN_TARGET_ERROR,
+      nonRetryable: true,
+      message: `${verdict.field}: ${verdict.reason}`,
+      details: [{ field: verdict.field }],
+    });
+  }
 
   async function signalTarget(
     target: Extract<Target, { type: 'WORKFLOW_SIGNAL' }>,
     occ: OccurrenceEnvelope,
   ): Promise<HandoffResult> {
-    const { attempt, taskQueue } = Context.current().info;
-    // Checked at create and edit too; again here, for definitions stored before those checks existed.
-    const owner = schedulerWorkflowTenant(target.workflow_id);
-    if (owner !== null && owner !== occ.tenant_id) {
-      throw permanent(`workflow ${target.workflow_id} belongs to another tenant's scheduler: not signalled`);
-    }
-    if (target.start && target.start.task_queue === taskQueue) {
-      throw permanent(`task queue ${taskQueue} is the scheduler's own: not started there`);
-    }
+    const { attempt } = Context.current().info;
     if (target.start) {
       const handle = await deps.client.workflow.signalWithStart(target.start.workflow_type, {
         workflowId: target.workflow_id,
@@ -137,6 +176,7 @@ export function createHandoffActivities(deps: HandoffDependencies) {
   async function publishEvent(
     target: Extract<Target, { type: 'EVENT' }>,
     occ: OccurrenceEnvelope,
+    sinkMayBePrivate: boolean,
   ): Promise<HandoffResult> {
     const attempt = Context.current().info.attempt;
     // CloudEvents 1.0, structured JSON mode; `id` is the occurrence ID, so a sink can deduplicate retries.
@@ -158,22 +198,30 @@ export function createHandoffActivities(deps: HandoffDependencies) {
         payload: occ.payload,
       },
     };
-    let response: Response;
+    const sink = redactUrl(target.sink_url);
+    let status: number;
     try {
-      response = await httpFetch(target.sink_url, {
-        method: 'POST',
+      ({ status } = await delivery.deliver({
+        url: target.sink_url,
         headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': occ.idempotency_key },
         body: JSON.stringify(event),
-        signal: AbortSignal.timeout(15_000),
-      });
+        allowPrivate: sinkMayBePrivate,
+        timeoutMs: 15_000,
+      }));
     } catch (err) {
-      throw new Error(`POST ${target.sink_url} failed: ${(err as Error).message}`);
+      if (!(err instanceof EventDeliveryError)) throw err;
+      // The tenant reads `message` (coarse); the raw cause is for the operator's log only.
+      log.warn('event sink not reached', { sink, kind: err.kind, detail: err.detail });
+      if (err.kind === 'address-refused' || err.kind === 'invalid-url')
+        throw permanent(`POST ${sink}: ${err.message}`);
+      throw new Error(`POST ${sink}: ${err.message}`);
     }
-    await response.body?.cancel();
-    if (response.ok) return { targetRef: target.sink_url, duplicate: response.status === 208, attempt };
-    const retryable = response.status >= 500 || response.status === 408 || response.status === 429;
-    const message = `POST ${target.sink_url} answered ${response.status}`;
-    if (retryable) throw new Error(message);
+    if (status >= 200 && status < 300) return { targetRef: sink, duplicate: status === 208, attempt };
+    // A redirect is never followed: the URL it names was checked by nobody.
+    if (status >= 300 && status < 400)
+      throw permanent(`POST ${sink} answered ${status} (a redirect: not followed)`);
+    const message = `POST ${sink} answered ${status}`;
+    if (status >= 500 || status === 408 || status === 429) throw new Error(message);
     throw permanent(message);
   }
 
@@ -189,6 +237,11 @@ export function createHandoffActivities(deps: HandoffDependencies) {
      */
     async startJobWorkflow(request: JobStartRequest): Promise<JobStartResult> {
       const { attempt } = Context.current().info;
+      requireAllowed({
+        tenant_id: request.occurrence.tenant_id,
+        target: { type: 'JOB', job_type: request.workflowType, task_queue: request.taskQueue },
+        defaultJobTaskQueue: request.taskQueue,
+      });
       const options: WorkflowStartOptions = {
         workflowId: request.workflowId,
         taskQueue: request.taskQueue,
@@ -220,8 +273,17 @@ export function createHandoffActivities(deps: HandoffDependencies) {
       }
     },
 
+    /**
+     * Whether the policy in force allows a JOB the schedule starts itself (a child workflow, for schedules
+     * that wait for the job): asked right before the start command, which no activity makes.
+     */
+    async authorizeTarget(request: TargetAuthorizationRequest): Promise<TargetVerdict> {
+      return authorize(request);
+    },
+
     async handOff(request: HandoffRequest): Promise<HandoffResult> {
       const { target, occurrence } = request;
+      const allowed = requireAllowed({ tenant_id: occurrence.tenant_id, target, defaultJobTaskQueue: '' });
       const inFlight = handoffsInFlight(occurrence.tenant_id, target.type);
       inFlight?.add(1);
       try {
@@ -229,7 +291,7 @@ export function createHandoffActivities(deps: HandoffDependencies) {
           case 'WORKFLOW_SIGNAL':
             return await signalTarget(target, occurrence);
           case 'EVENT':
-            return await publishEvent(target, occurrence);
+            return await publishEvent(target, occurrence, allowed.sinkMayBePrivate);
         }
       } finally {
         inFlight?.add(-1);

@@ -31,8 +31,9 @@ import {
   TriggerRequest,
   toNextRun,
 } from '../model/contracts.js';
-import { schedulerWorkflowTenant, scheduleWorkflowId } from '../model/ids.js';
+import { scheduleWorkflowId } from '../model/ids.js';
 import { computeSlots, type SlotSpec } from '../model/slots.js';
+import { TenantPolicy } from '../model/tenant-policy.js';
 import {
   backfillUpdate,
   cancelUpdate,
@@ -47,6 +48,7 @@ import {
   resumeSignal,
   SCHEDULE_WORKFLOW_TYPE,
   STALE_CLOCK_REFUSAL,
+  takeOverUpdate,
   triggerNowUpdate,
   VERSION_CONFLICT,
   VERSION_MEMO,
@@ -60,7 +62,7 @@ import {
   TenantIdKey,
   TimingKindKey,
 } from '../workflows/search-attributes.js';
-import type { EventSinkPolicy, Principal } from './auth.js';
+import type { Principal } from './auth.js';
 import { parseOrThrow, SchedulerError, validationError } from './errors.js';
 
 export interface SchedulerClientOptions {
@@ -70,8 +72,13 @@ export interface SchedulerClientOptions {
   /** Task queue for JOB targets that name none (where the deployment's job workers poll). */
   jobTaskQueue: string;
   principal: Principal;
-  /** Which EVENT sinks a schedule may POST to (SCHEDULER_EVENT_SINKS); default: any http(s) URL. */
-  eventSinks?: EventSinkPolicy;
+  /**
+   * The tenant policy in force (src/model/tenant-policy.ts; a function, so a reloaded file takes effect):
+   * a target outside it is refused with FORBIDDEN_TARGET at create and edit. Unset (an SDK embedded in a
+   * service that holds namespace credentials anyway), only the checks every deployment makes apply here
+   * and the worker's policy decides at hand-off. The HTTP API always passes it.
+   */
+  tenantPolicy?: () => TenantPolicy;
   /**
    * How long a read that the scheduler's worker answers (describe, get, list, and the reads inside
    * update, delete and callLive) waits before failing with UNAVAILABLE. Default 10 s.
@@ -130,6 +137,8 @@ const UPDATE_ATTEMPTS = 6;
 const STALE_CLOCK_QUERY_ATTEMPTS = 6;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+/** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
+const ALWAYS_CHECKED = TenantPolicy.openToAll();
 
 /** JSON with the keys of every object sorted (by code unit, not locale): one spelling per value. */
 const stable = (value: unknown): string =>
@@ -279,33 +288,22 @@ export class SchedulerClient {
    * tenant's scheduler workflows; never a start on the scheduler's own task queue (that would run a forged
    * schedule). The hand-off activity checks the first two again when it runs.
    */
+  /** Where this tenant's JOBs without a task_queue start: the policy's first exact queue, else the deployment's. */
+  private defaultJobTaskQueue(): string {
+    return (
+      this.options.tenantPolicy?.().defaultJobTaskQueue(this.tenant, this.options.jobTaskQueue) ??
+      this.options.jobTaskQueue
+    );
+  }
+
+  /** The target against the tenant policy in force (the worker asks again at every hand-off). */
   private checkTarget(spec: ScheduleSpec): void {
-    const target = spec.target;
-    if (target.type === 'EVENT' && this.options.eventSinks) {
-      const verdict = this.options.eventSinks.check(target.sink_url);
-      if (!verdict.ok) throw new SchedulerError('VALIDATION', verdict.reason, 'target.sink_url');
-    }
-    const ownQueue = (queue: string | undefined, field: string) => {
-      if (queue === this.options.taskQueue) {
-        throw new SchedulerError(
-          'VALIDATION',
-          `task queue ${queue} is the scheduler's own: name the queue your workers poll`,
-          field,
-        );
-      }
-    };
-    if (target.type === 'JOB') ownQueue(target.task_queue, 'target.task_queue');
-    if (target.type === 'WORKFLOW_SIGNAL') {
-      const owner = schedulerWorkflowTenant(target.workflow_id);
-      if (owner !== null && owner !== this.tenant) {
-        throw new SchedulerError(
-          'VALIDATION',
-          "names a scheduler workflow of another tenant: a schedule may only signal your tenant's workflows",
-          'target.workflow_id',
-        );
-      }
-      ownQueue(target.start?.task_queue, 'target.start.task_queue');
-    }
+    const policy = this.options.tenantPolicy?.() ?? ALWAYS_CHECKED;
+    const verdict = policy.check(this.tenant, spec.target, {
+      schedulerTaskQueue: this.options.taskQueue,
+      defaultJobTaskQueue: this.defaultJobTaskQueue(),
+    });
+    if (!verdict.allowed) throw new SchedulerError('FORBIDDEN_TARGET', verdict.reason, verdict.field);
   }
 
   /** At creation, every reminder of a DEADLINE must still be ahead (one already past could never fire). */
@@ -415,7 +413,7 @@ export class SchedulerClient {
           {
             identity,
             spec,
-            defaultJobTaskQueue: this.options.jobTaskQueue,
+            defaultJobTaskQueue: this.defaultJobTaskQueue(),
             createdAt,
             // The calendar's first batch, as the slot activity would compute it: the schedule knows its
             // next runs from its first workflow task.
@@ -592,7 +590,11 @@ export class SchedulerClient {
     const current = await this.get(scheduleId);
     const now = await this.now();
     validateSpec(scheduleId, parsed.spec, current.created_at, now);
-    return await this.runUpdate(scheduleId, editUpdate, parsed);
+    // The editor becomes the owner: a departing owner cannot leave a rewritten schedule under a colleague's name.
+    return await this.runUpdate(scheduleId, editUpdate, {
+      ...parsed,
+      owner_ref: this.options.principal.owner_ref,
+    });
   }
 
   async pause(scheduleId: string, note?: string): Promise<void> {
@@ -600,13 +602,14 @@ export class SchedulerClient {
   }
 
   /**
-   * Resumes a paused schedule. On a schedule whose owner was revoked, it also takes the schedule over:
-   * the caller becomes its owner and slots are handed off again.
+   * Resumes a paused schedule. On a schedule whose owner was revoked, it also takes the schedule over
+   * (an update, which no other schedule's signal can imitate): the caller becomes its owner and slots are
+   * handed off again.
    */
   async resume(scheduleId: string): Promise<void> {
-    await this.callLive(scheduleId, () =>
-      this.handle(scheduleId).signal(resumeSignal, { owner_ref: this.options.principal.owner_ref }),
-    );
+    const { owner_ref } = this.options.principal;
+    await this.runUpdate(scheduleId, takeOverUpdate, { owner_ref });
+    await this.callLive(scheduleId, () => this.handle(scheduleId).signal(resumeSignal, { owner_ref }));
   }
 
   async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {

@@ -9,6 +9,7 @@ export const SchedulerErrorCode = z.enum([
   'INVALID_STATE', // e.g. editing a cancelled schedule
   'UNAUTHORIZED',
   'FORBIDDEN',
+  'FORBIDDEN_TARGET', // the target is outside the tenant policy: `field` names the target field
   'UNAVAILABLE', // the scheduler worker (or Temporal) did not answer in time: retryable, nothing changed by it
 ]);
 export type SchedulerErrorCode = z.infer<typeof SchedulerErrorCode>;

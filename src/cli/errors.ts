@@ -1,7 +1,8 @@
 /**
  * Every failure of a CLI command becomes ONE line on stderr and an exit code:
  *   0 ok · 2 bad input (local validation, 400, 413, 415, 422) · 3 not found (404) · 4 conflict (409)
- *   5 server unavailable (502/503/504, connection refused, timeout) · 1 anything else (401: check the key)
+ *   5 server unavailable (502/503/504, connection refused, timeout) · 1 anything else (401: check the key;
+ *   403: a target the tenant policy does not allow)
  */
 import { ApiError, MissingKeyError, UnavailableError } from './connection.js';
 import { describeError } from './preview.js';
@@ -14,7 +15,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   3  not found (404): no such schedule for your tenant
   4  conflict (409): stale --expected-version, another definition under the same id, or an ended schedule
   5  server unavailable (503, 502, 504, connection refused, --timeout passed): retry later
-  1  anything else, e.g. 401: the API key was refused (set SCHEDULER_API_KEY or --api-key)`;
+  1  anything else, e.g. 401: the API key was refused (set SCHEDULER_API_KEY or --api-key), or
+     403 FORBIDDEN_TARGET: the tenant policy does not allow that target (the line names the field)`;
 
 /** The exit code for an HTTP error status. */
 export function exitCodeForStatus(status: number): number {

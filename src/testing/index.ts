@@ -9,6 +9,7 @@ import { findTestServer } from '../../scripts/toolchain.mjs';
 import type { Principal } from '../api/auth.js';
 import { SchedulerClient } from '../api/client.js';
 import type { Occurrence } from '../model/contracts.js';
+import { TenantPolicy } from '../model/tenant-policy.js';
 import { registerSearchAttributes } from '../runtime/namespace.js';
 import { schedulerWorkerOptions } from '../worker.js';
 
@@ -60,6 +61,11 @@ export interface SchedulerTestEnvOptions extends TimeSkippingServerOptions {
   jobTaskQueue?: string;
   /** Whose schedules `scheduler` manages. Default tenant `test`, owner `test`. */
   principal?: Principal;
+  /**
+   * The tenant policy the SDK and the worker enforce, to test yours (`TenantPolicy.parse(fileText)`).
+   * Default: every tenant reaches every target (`TenantPolicy.openToAll()`).
+   */
+  tenantPolicy?: TenantPolicy;
 }
 
 /** Options of a worker for your own workflows; `taskQueue` defaults to the environment's `jobTaskQueue`. */
@@ -91,6 +97,7 @@ export class SchedulerTestEnv {
     readonly taskQueue: string,
     readonly jobTaskQueue: string,
     principal: Principal,
+    private readonly tenantPolicy: TenantPolicy,
   ) {
     this.scheduler = this.client(principal);
   }
@@ -102,10 +109,14 @@ export class SchedulerTestEnv {
       options.taskQueue ?? 'durable-scheduler',
       options.jobTaskQueue ?? 'jobs',
       options.principal ?? { tenant_id: 'test', owner_ref: 'test' },
+      options.tenantPolicy ?? TenantPolicy.openToAll(),
     );
     try {
       await registerSearchAttributes(env.connection, env.namespace ?? 'default');
-      await kit.startWorker({ taskQueue: kit.taskQueue, ...schedulerWorkerOptions({ client: env.client }) });
+      await kit.startWorker({
+        taskQueue: kit.taskQueue,
+        ...schedulerWorkerOptions({ client: env.client, tenantPolicy: () => kit.tenantPolicy }),
+      });
       return kit;
     } catch (err) {
       await kit.teardown().catch(() => undefined);
@@ -120,6 +131,7 @@ export class SchedulerTestEnv {
       taskQueue: this.taskQueue,
       jobTaskQueue: this.jobTaskQueue,
       principal,
+      tenantPolicy: () => this.tenantPolicy,
       clock: () => this.nowMs(),
     });
   }

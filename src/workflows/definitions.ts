@@ -26,13 +26,27 @@ export const FIRST_SLOT_BATCH = 5;
 
 export const pauseSignal = defineSignal<[{ note?: string }?]>('pause');
 /**
- * Resume a paused schedule, or one whose owner was revoked. `owner_ref` (set by the API to the caller)
- * takes a revoked schedule over: the caller becomes its owner.
+ * Resume a paused schedule. Before v0.5 (runs without PATCH_REVOCATION_WITHOUT_GAPS) it also took a revoked
+ * schedule over; since, only `takeOverUpdate` does: a signal is what another schedule's WORKFLOW_SIGNAL
+ * target sends, an API takeover is not.
  */
 export const resumeSignal = defineSignal<[ResumeRequest?]>('resume');
-/** The owner's API key was removed from the configuration: refuse (and record) every slot until resumed. */
+/** The owner's API key was removed from the configuration: refuse (and record) every slot until taken over. */
 export const ownerRevokedSignal = defineSignal<[{ reason: string }]>('ownerRevoked');
-export const editUpdate = defineUpdate<EditResult, [EditRequest]>('edit');
+/**
+ * An edit; `owner_ref` (set by the SDK to the caller, never by a request body) makes the editor the
+ * schedule's owner: whoever last defined what it does answers for it.
+ */
+export type EditCommand = EditRequest & { owner_ref?: string };
+export const editUpdate = defineUpdate<EditResult, [EditCommand]>('edit');
+/**
+ * The API's takeover of a schedule whose owner was revoked (POST …/resume by another owner of the tenant):
+ * the caller becomes the owner and slots are handed off again. On a schedule not revoked: nothing changes.
+ */
+export const takeOverUpdate = defineUpdate<
+  { owner_ref: string; taken_over: boolean },
+  [{ owner_ref: string }]
+>('takeOver');
 export const triggerNowUpdate = defineUpdate<Occurrence, [TriggerRequest]>('triggerNow');
 export const backfillUpdate = defineUpdate<BackfillResult, [BackfillRequest]>('backfill');
 /** `delete: true` (set by the SDK's delete, never by a caller's cancel body) also hides it from listings. */

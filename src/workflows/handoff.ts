@@ -14,6 +14,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
 import type { HandoffActivities, JobStartRequest, JobStartResult } from '../activities/handoff.js';
 import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
+import { PERMANENT_HANDOFF_ERROR } from '../model/handoff-failures.js';
 import { OccurrenceIdKey, ScheduledForKey, ScheduleIdKey, TenantIdKey } from './search-attributes.js';
 
 export type { OccurrenceEnvelope };
@@ -82,7 +83,7 @@ const jobStartActivityOptions = {
     initialInterval: '1s',
     backoffCoefficient: 2,
     maximumInterval: '20s',
-    nonRetryableErrorTypes: ['PermanentHandoffError'],
+    nonRetryableErrorTypes: [PERMANENT_HANDOFF_ERROR],
   },
 } satisfies wf.ActivityOptions;
 const startJobLocally =
@@ -99,6 +100,12 @@ const startJobInertly = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJo
 }).startJobWorkflow;
 const startJobInTask =
   wf.proxyActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(jobStartActivityOptions).startJobWorkflow;
+
+/** The tenant policy's verdict on a JOB the schedule is about to start as a child (PATCH_TARGETS_BOUND). */
+export const authorizeJobStart = wf.proxyActivities<Pick<HandoffActivities, 'authorizeTarget'>>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s' },
+}).authorizeTarget;
 
 /**
  * Starts the job from an activity: a regular one since v0.3 (`local: false`), a local one of the current

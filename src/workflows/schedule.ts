@@ -11,7 +11,6 @@ import type {
   BackfillRequest,
   BackfillResult,
   CancelRequest,
-  EditRequest,
   EditResult,
   NextRun,
   Occurrence,
@@ -23,6 +22,11 @@ import type {
   ScheduleStatus,
   TriggerRequest,
 } from '../model/contracts.js';
+import {
+  FORBIDDEN_TARGET_ERROR,
+  PERMANENT_HANDOFF_ERROR,
+  REFUSED_BY_POLICY,
+} from '../model/handoff-failures.js';
 import { canonicalInstant, idempotencyKey, occurrenceId } from '../model/ids.js';
 import type { SlotBatch, SlotBatchRequest } from '../model/slots.js';
 import { toNextRun } from '../model/views.js';
@@ -31,6 +35,7 @@ import {
   backfillUpdate,
   cancelUpdate,
   describeQuery,
+  type EditCommand,
   editUpdate,
   FIRST_SLOT_BATCH,
   INVALID_REQUEST,
@@ -38,11 +43,12 @@ import {
   ownerRevokedSignal,
   pauseSignal,
   resumeSignal,
+  takeOverUpdate,
   triggerNowUpdate,
   VERSION_CONFLICT,
   VERSION_MEMO,
 } from './definitions.js';
-import { jobOutcome, startJob, startJobInActivity } from './handoff.js';
+import { authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './handoff.js';
 import { countOccurrence, type MetricLabels, recordLateness } from './metrics.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
@@ -115,6 +121,17 @@ export const PATCH_NO_INERT_LOCAL_START = 'v0.4.1-no-inert-local-job-start';
  * of 2) and without. Asked first: runs that recorded it never ask the two before.
  */
 export const PATCH_INERT_LOCAL_START_GUARDED = 'v0.4.2-inert-local-job-start';
+/**
+ * Patch of v0.5 (issue #19, targets bound to their tenant): a JOB the schedule starts as a child is first
+ * authorized by an activity against the tenant policy in force (the other hand-offs check it inside their
+ * own activity); trigger, backfill and a queued occurrence of a schedule whose owner was revoked are
+ * refused; a resume signal no longer clears a revocation (only takeOverUpdate does). Asked at the top of
+ * every pass of the loop until it answers true, where no local activity is in flight, so that runs started
+ * before v0.5 take it up at their next pass instead of at their next continue-as-new (a hostile schedule
+ * created before the policy existed is judged by it as soon as the worker is upgraded). Runs of 0.2 and
+ * before (local slot batches) never ask it.
+ */
+export const PATCH_TARGETS_BOUND = 'v0.5-targets-bound-to-tenant';
 /** An inert start needs the next slot this far away, so that it resolved before the next wake. */
 const INERT_START_SPACING_MS = 30_000;
 
@@ -148,7 +165,7 @@ const { handOff } = wf.proxyActivities<HandoffActivities>({
     backoffCoefficient: 2,
     maximumInterval: '1m',
     maximumAttempts: 8,
-    nonRetryableErrorTypes: ['PermanentHandoffError'],
+    nonRetryableErrorTypes: [PERMANENT_HANDOFF_ERROR],
   },
 });
 
@@ -218,11 +235,17 @@ export interface ScheduleWorkflowInput {
 type Command =
   | { kind: 'pause'; note: string | null }
   | { kind: 'resume'; ownerRef: string | null }
+  | { kind: 'takeOver'; ownerRef: string; done: (r: { owner_ref: string; taken_over: boolean }) => void }
   | { kind: 'revokeOwner'; reason: string }
-  | { kind: 'edit'; request: EditRequest; done: (r: EditResult | Error) => void }
+  | { kind: 'edit'; request: EditCommand; done: (r: EditResult | Error) => void }
   | { kind: 'trigger'; request: TriggerRequest; done: (r: Occurrence | Error) => void }
   | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
   | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void };
+
+const isForbiddenTarget = (err: unknown): boolean => {
+  const cause = err instanceof wf.ActivityFailure ? err.cause : err;
+  return cause instanceof wf.ApplicationFailure && cause.type === FORBIDDEN_TARGET_ERROR;
+};
 
 /** Equal search-attribute values; an absent attribute equals a null (removing) update. */
 function sameAttributeValue(current: unknown, wanted: unknown): boolean {
@@ -266,6 +289,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     (wf.patched(PATCH_INERT_LOCAL_START_GUARDED) ||
       (!wf.patched(PATCH_NO_INERT_LOCAL_START) && wf.patched(PATCH_INERT_LOCAL_START)));
   const { computeSlotBatch } = localActivities ? slotsLocally : slotsInTask;
+  /** PATCH_TARGETS_BOUND, once a pass of the loop asked it and it answered true. */
+  let targetsBound = false;
   let givenFirstBatch = input.state === undefined && !localActivities ? input.firstBatch : undefined;
   const s: ScheduleState = input.state ?? initialState(input);
   const commands: Command[] = [];
@@ -477,8 +502,10 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             emission,
             'inert',
           )
-            .catch(() =>
-              startJobInActivity(target, envelope(occ), input.defaultJobTaskQueue, emission, false),
+            .catch((err) =>
+              isForbiddenTarget(err)
+                ? Promise.reject(err)
+                : startJobInActivity(target, envelope(occ), input.defaultJobTaskQueue, emission, false),
             )
             .finally(() => {
               inertStartsInFlight -= 1;
@@ -500,6 +527,19 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           });
           finishJobStart(occ, started);
         } else if (target.type === 'JOB') {
+          if (targetsBound) {
+            // A child start is a command, not an activity: the policy in force is asked right before it.
+            const verdict = await authorizeJobStart({
+              tenant_id: s.identity.tenant_id,
+              target,
+              defaultJobTaskQueue: input.defaultJobTaskQueue,
+            });
+            if (!verdict.allowed) {
+              finish(occ, 'FAILED', `${REFUSED_BY_POLICY}: ${verdict.field}: ${verdict.reason}`);
+              count('failed', occ);
+              return;
+            }
+          }
           const started = await startJob(target, envelope(occ), input.defaultJobTaskQueue);
           occ.target_ref = started.workflowId;
           occ.attempt = 1;
@@ -536,7 +576,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         }
       } catch (err) {
         const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
-        finish(occ, 'FAILED', `handoff failed: ${(cause as Error).message}`);
+        finish(
+          occ,
+          'FAILED',
+          isForbiddenTarget(err)
+            ? `${REFUSED_BY_POLICY}: ${(cause as Error).message}`
+            : `handoff failed: ${(cause as Error).message}`,
+        );
         count('failed', occ);
         wf.log.warn('hand-off failed for good', {
           occurrence_id: occ.occurrence_id,
@@ -603,7 +649,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const drainQueue = () => {
     while (s.queue.length > 0 && activeCount() === 0) {
       const occ = find(s.queue.shift()!);
-      if (occ && occ.status === 'QUEUED') dispatch(occ, false);
+      if (occ?.status !== 'QUEUED') continue;
+      if (targetsBound && s.ownerRevoked) {
+        // Queued while the owner still had a key: it is handed off under nobody's permission now.
+        occ.status = 'SKIPPED';
+        occ.reason = `refused: ${s.ownerRevoked.reason}`;
+        count('skipped', occ);
+      } else dispatch(occ, false);
     }
   };
 
@@ -676,6 +728,16 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
 
   // ---------------------------------------------------------------- commands
   const reject = (type: string, message: string) => wf.ApplicationFailure.nonRetryable(message, type);
+  const revoked = () =>
+    reject(
+      INVALID_STATE,
+      `the schedule's owner ${s.identity.owner_ref} was revoked (${s.ownerRevoked?.reason}): nothing is handed off until an authorized owner of the tenant takes it over (resume)`,
+    );
+  const changeOwner = (ownerRef: string) => {
+    if (ownerRef === s.identity.owner_ref) return;
+    s.identity = { ...s.identity, owner_ref: ownerRef };
+    wf.upsertSearchAttributes([{ key: OwnerKey, value: ownerKeyValue(s.identity.tenant_id, ownerRef) }]);
+  };
 
   const applyCommand = async (command: Command) => {
     switch (command.kind) {
@@ -695,16 +757,20 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           s.updatedAt = s.ownerRevoked.at;
         }
         return;
-      case 'resume':
+      case 'takeOver': {
+        const taken = Boolean(s.ownerRevoked);
         if (s.ownerRevoked) {
           s.ownerRevoked = null;
           s.updatedAt = workflowNowIso();
-          if (command.ownerRef && command.ownerRef !== s.identity.owner_ref) {
-            s.identity = { ...s.identity, owner_ref: command.ownerRef };
-            wf.upsertSearchAttributes([
-              { key: OwnerKey, value: ownerKeyValue(s.identity.tenant_id, command.ownerRef) },
-            ]);
-          }
+          changeOwner(command.ownerRef);
+        }
+        return command.done({ owner_ref: s.identity.owner_ref, taken_over: taken });
+      }
+      case 'resume':
+        if (s.ownerRevoked && !targetsBound) {
+          s.ownerRevoked = null;
+          s.updatedAt = workflowNowIso();
+          if (command.ownerRef) changeOwner(command.ownerRef);
         }
         if (s.status === 'PAUSED') {
           // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
@@ -726,6 +792,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         }
         s.spec = request.spec;
         s.version += 1;
+        // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
+        if (request.owner_ref) changeOwner(request.owner_ref);
         s.updatedAt = workflowNowIso();
         if (wf.patched(PATCH_VERSION_MEMO)) wf.upsertMemo({ [VERSION_MEMO]: s.version });
         // Future runs only: what is already decided stays; the new definition starts after now.
@@ -739,6 +807,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       }
       case 'trigger': {
         if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        if (targetsBound && s.ownerRevoked) return command.done(revoked());
         const at = command.request.scheduled_for
           ? canonicalInstant(command.request.scheduled_for)
           : workflowNowIso();
@@ -752,6 +821,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       }
       case 'backfill': {
         if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        if (targetsBound && s.ownerRevoked) return command.done(revoked());
         const { from, to } = command.request;
         let batch: SlotBatch;
         try {
@@ -830,6 +900,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const requireLive = () => {
     if (TERMINAL.has(s.status)) throw reject(INVALID_STATE, `schedule is ${s.status}`);
   };
+  /** Validators run only live (never on replay): refusing here adds nothing to any history. */
+  const requireHandingOff = () => {
+    requireLive();
+    if (s.ownerRevoked) throw revoked();
+  };
 
   wf.setHandler(pauseSignal, (request) => {
     commands.push({ kind: 'pause', note: request?.note ?? null });
@@ -854,14 +929,14 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   wf.setHandler(
     triggerNowUpdate,
     (request) => submit<Occurrence>((done) => ({ kind: 'trigger', request, done })),
-    { validator: (_request) => requireLive() },
+    { validator: (_request) => requireHandingOff() },
   );
   wf.setHandler(
     backfillUpdate,
     (request) => submit<BackfillResult>((done) => ({ kind: 'backfill', request, done })),
     {
       validator: (request) => {
-        requireLive();
+        requireHandingOff();
         if (!(Date.parse(request.from) < Date.parse(request.to)))
           throw reject(INVALID_REQUEST, 'from must be before to');
       },
@@ -869,6 +944,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   );
   wf.setHandler(cancelUpdate, (request) =>
     submit<ScheduleDescription>((done) => ({ kind: 'cancel', request, done })),
+  );
+  wf.setHandler(takeOverUpdate, (request) =>
+    submit<{ owner_ref: string; taken_over: boolean }>((done) => ({
+      kind: 'takeOver',
+      ownerRef: request.owner_ref,
+      done,
+    })),
   );
   wf.setHandler(describeQuery, describe);
 
@@ -923,6 +1005,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     // Whatever woke the loop, inert starts resolve first: live their results may come with the wake's
     // task, on replay before it; after this wait the loop sees the same state either way.
     if (inertLocalStarts) await wf.condition(() => inertStartsInFlight === 0);
+    if (!targetsBound && !localActivities) targetsBound = wf.patched(PATCH_TARGETS_BOUND);
     wake = false;
     // What was due before a command arrived is handled under the definition it was due under: an edit,
     // pause or cancel that lands on a due slot applies after that slot fired.

@@ -9,8 +9,9 @@ import { Worker } from '@temporalio/worker';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { KeyRing, parseEventSinkAllowlist } from '../../src/api/auth.js';
+import { KeyRing } from '../../src/api/auth.js';
 import { buildApi } from '../../src/api/http/server.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from '../integration/support.js';
 
@@ -113,6 +114,8 @@ export interface ApiStack {
   jobRuns: string[];
   /** Replaces the key configuration, as a reloaded key file would. */
   setKeys(spec: string): void;
+  /** Replaces the tenant policy of the API and the worker, as a reloaded SCHEDULER_TENANTS_FILE would. */
+  setTenantPolicy(policy: TenantPolicy): void;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
@@ -121,7 +124,8 @@ export interface ApiStack {
 
 export interface ApiStackOptions {
   keys: string;
-  eventSinks?: string;
+  /** Default: every tenant reaches every target. */
+  tenantPolicy?: TenantPolicy;
   rateLimitPerMinute?: number;
   temporalTimeoutMs?: number;
 }
@@ -130,6 +134,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
   const stack = await startStack(prefix);
   const jobRuns: string[] = [];
   let ring = KeyRing.fromConfig({ keys: options.keys });
+  let tenantPolicy = options.tenantPolicy ?? TenantPolicy.openToAll();
   let scheduler: { worker: SchedulerWorker; done: Promise<void> } | null = null;
   const startSchedulerWorker = async () => {
     const worker = await createSchedulerWorker({
@@ -137,6 +142,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
       namespace: 'default',
       taskQueue: SCHEDULER_QUEUE,
       client: stack.client,
+      tenantPolicy: () => tenantPolicy,
     });
     scheduler = { worker, done: worker.run() };
   };
@@ -161,7 +167,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
     taskQueue: SCHEDULER_QUEUE,
     jobTaskQueue: JOB_QUEUE,
     keys: () => ring,
-    eventSinks: parseEventSinkAllowlist(options.eventSinks),
+    tenantPolicy: () => tenantPolicy,
     ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
     ...(options.temporalTimeoutMs ? { temporalTimeoutMs: options.temporalTimeoutMs } : {}),
   });
@@ -202,6 +208,9 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
     jobRuns,
     setKeys: (spec) => {
       ring = KeyRing.fromConfig({ keys: spec });
+    },
+    setTenantPolicy: (policy) => {
+      tenantPolicy = policy;
     },
     call,
     stopWorker: async () => {

@@ -3,6 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { SchedulerClient } from '../../src/api/client.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { schedulerReplayOptions } from '../../src/worker.js';
 import type { JobRecorder } from '../fixtures/jobs.js';
@@ -28,10 +29,17 @@ export class SchedulerHarness {
   private workers: Worker[] = [];
   private running: Promise<void>[] = [];
 
-  private constructor(readonly env: TestWorkflowEnvironment) {}
+  private constructor(
+    readonly env: TestWorkflowEnvironment,
+    private readonly tenantPolicy: () => TenantPolicy,
+  ) {}
 
-  static async start(): Promise<SchedulerHarness> {
-    const harness = new SchedulerHarness(await createTimeSkippingEnv());
+  /** `tenantPolicy`: what the worker enforces at hand-off (default: every target allowed). */
+  static async start(options: { tenantPolicy?: () => TenantPolicy } = {}): Promise<SchedulerHarness> {
+    const harness = new SchedulerHarness(
+      await createTimeSkippingEnv(),
+      options.tenantPolicy ?? (() => TenantPolicy.openToAll()),
+    );
     await registerSearchAttributes(harness.env.connection, harness.env.namespace ?? 'default');
     await harness.startWorkers();
     return harness;
@@ -52,7 +60,7 @@ export class SchedulerHarness {
         connection: this.env.nativeConnection,
         taskQueue: SCHEDULER_QUEUE,
         ...schedulerReplayOptions,
-        activities: createActivities({ client: this.env.client }),
+        activities: createActivities({ client: this.env.client, tenantPolicy: this.tenantPolicy }),
       }),
       await Worker.create({
         connection: this.env.nativeConnection,

@@ -13,6 +13,7 @@ import proto from '@temporalio/proto';
 import type { ScheduleSpecInput } from '../../src/model/contracts.js';
 import { idempotencyKey, occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
 import { isLocalActivityMarker } from '../helpers/history.js';
+import { retryTransient, TransientCounter } from '../helpers/transient.js';
 import { prng } from '../unit/calendar/helpers.js';
 import { type FaultSink, startFaultSink } from './fault-sink.js';
 import {
@@ -91,6 +92,8 @@ export interface ChaosReport {
   jobStarts: { local: number; activity: number };
   /** Histories of schedules with failed workflow tasks or lost slots, written here (binary protobuf). */
   savedHistories: string[];
+  /** Transient server answers to the reads at the end (asked again), e.g. a read past its deadline. */
+  transientAnswers: string;
   durationMs: number;
 }
 
@@ -242,9 +245,13 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
     const workflowTaskFailures: ChaosReport['workflowTaskFailures'] = [];
     const jobStarts = { local: 0, activity: 0 };
     const savedHistories: string[] = [];
+    // The reads at the end meet a loaded server too: a transient answer is asked again (a few times, so a
+    // schedule that cannot be read at all is still reported unreadable); any other error is not.
+    const transient = new TransientCounter();
+    const { sdk, client } = stack;
     for (const id of scheduleIds) {
       try {
-        const d = await stack.sdk.describe(id);
+        const d = await retryTransient('reads', transient, () => sdk.describe(id), 4);
         failedOccurrences += d.recent_occurrences.filter((o) => o.status === 'FAILED').length;
         const missingHere = lostBySchedule.get(id);
         if (missingHere) {
@@ -267,13 +274,14 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
       }
       // Every run of the schedule's workflow (it continues as new).
       const failures = new Map<string, number>();
-      const { client } = stack;
       let runs = 0;
       for await (const wf of client.workflow.list({
         query: `WorkflowId = '${scheduleWorkflowId('acme', id)}'`,
       })) {
         runs++;
-        const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+        const history = await retryTransient('history reads', transient, () =>
+          client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(),
+        );
         let failedHere = 0;
         for (const e of history.events ?? []) {
           if (isLocalActivityMarker(e)) jobStarts.local++;
@@ -318,6 +326,7 @@ export async function runKillChaos(options: ChaosOptions): Promise<ChaosReport> 
       workflowTaskFailures,
       jobStarts,
       savedHistories,
+      transientAnswers: String(transient),
       durationMs: Date.now() - t0,
     };
   } finally {
@@ -358,6 +367,7 @@ export function formatReport(r: ChaosReport): string {
     `| worker lifetime before the kill, p50 / max | ${s(up.p50)} / ${s(up.max)} |`,
     `| kill → replacement polling, p50 / max | ${s(restart.p50)} / ${s(restart.max)} |`,
     `| kill → next hand-off, p50 / max (${recovered.length} kills; ${r.kills.length - recovered.length} had none before the next kill) | ${s(rec.p50)} / ${s(rec.max)} |`,
+    `| reads at the end answered transiently (asked again) | ${r.transientAnswers} |`,
     `| wall time | ${s(r.durationMs)} |`,
   ].join('\n');
 }

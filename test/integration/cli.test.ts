@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/toolchain.mjs';
 import { main } from '../../src/cli/main.js';
@@ -196,9 +197,10 @@ describe('scheduler CLI over the HTTP API', () => {
     const again = await ok('trigger', ID, '--at', '2026-01-01T00:00:00Z');
     expect(again).toMatch(new RegExp(`^triggered cli-weekday: occurrence ${manual.occurrence_id} for `));
 
-    // A week before creation holds exactly five weekday 08:30 slots.
+    // A week before creation holds exactly five weekday 08:30 slots: a week of the schedule's calendar
+    // (7 × 24 h would take in a sixth in the week Riga's clocks go forward).
     const to = new Date(Date.parse(createdAt) - 60_000);
-    const from = new Date(to.getTime() - 7 * 86_400_000);
+    const from = DateTime.fromJSDate(to, { zone: 'Europe/Riga' }).minus({ weeks: 1 }).toJSDate();
     const backfill = await ok(
       'backfill',
       ID,

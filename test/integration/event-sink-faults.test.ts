@@ -7,12 +7,10 @@
 // that part runs in `npm run chaos` (test/chaos/event-sink-exhaustion.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
-import { idempotencyKey } from '../../src/model/ids.js';
+import { idempotencyKey, scheduleWorkflowId } from '../../src/model/ids.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { type Delivery, type FaultSink, startFaultSink } from './fault-sink.js';
 import { eventually, type Stack, startStack, startWorker, stopStack } from './support.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every delivery of an occurrence carries its ID as the CloudEvent id and its key as Idempotency-Key. */
 function expectSameIdentity(deliveries: Delivery[], o: Occurrence) {
@@ -118,13 +116,26 @@ describe('EVENT sinks that fail: retried under the same key, failures recorded, 
     const first = await occurrenceWith(stack, 'refused', 'a hand-off under way', (d) =>
       d.recent_occurrences.find((x) => x.status === 'DISPATCHING'),
     );
-    await sleep(4000); // attempts 1 and 2 (at least) are refused
+    // Attempts 1 and 2 (at least) are refused: the schedule's hand-off is pending at attempt 3 or later.
+    // (The oldest pending hand-off, which is `first`'s: attempts grow with age on one backoff.)
+    const schedule = stack.client.workflow.getHandle(scheduleWorkflowId('acme', 'refused'));
+    await eventually(
+      'the refused hand-off to be retried twice',
+      async () => {
+        const { raw } = await schedule.describe();
+        return raw.pendingActivities?.some((a) => a.activityType?.name === 'handOff' && (a.attempt ?? 0) >= 3)
+          ? true
+          : undefined;
+      },
+      60_000,
+      100,
+    );
     lateSink = await startFaultSink(() => 200, refusedPort);
     const o = await occurrenceWith(stack, 'refused', 'the refused occurrence handed off', (d) => {
       const x = d.recent_occurrences.find((y) => y.occurrence_id === first.occurrence_id);
       return x?.status === 'HANDED_OFF' ? x : undefined;
     });
-    expect(o.attempt).toBeGreaterThanOrEqual(2);
+    expect(o.attempt).toBeGreaterThanOrEqual(3);
     const deliveries = lateSink.of(o.occurrence_id);
     expect(deliveries).toHaveLength(1); // the refused attempts never reached it
     expectSameIdentity(deliveries, o);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/api/auth.js';
 import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
 import { startEventSink } from '../helpers/http-api.js';
@@ -42,6 +43,7 @@ beforeAll(async () => {
     namespace: 'default',
     taskQueue: SCHEDULER_QUEUE,
     client: stack.client,
+    tenantPolicy: () => TenantPolicy.openToAll(),
   });
   workerDone = worker.run();
   sink = await startEventSink();
@@ -56,6 +58,7 @@ beforeAll(async () => {
     port: await freePort(),
     dataDir: stack.dir,
     apiKeyFile: keyFile,
+    tenantPolicy: () => TenantPolicy.openToAll(),
     rateLimitPerMinute: 10_000,
     temporalTimeoutMs: 10_000,
     logLevel: 'silent',
@@ -113,9 +116,16 @@ describe('owner revocation', () => {
       20_000,
     );
     expect(refused[0].reason).toMatch(/acme\/alice/);
-    // At most one event can have been in flight when the revocation landed.
+    // Only hand-offs already in flight when the revocation landed can arrive after it: slots due before it.
+    // How many were in flight depends on the machine's speed, so each one is checked, not their number.
     expect(sink.events.filter((e) => Date.parse(e.body.time) > revokedAt + 1000)).toEqual([]);
-    expect(sink.events.length).toBeLessThanOrEqual(eventsAtRevocation + 1);
+    const arrivedAfter = sink.events.slice(eventsAtRevocation);
+    expect(
+      arrivedAfter.filter((e) => Date.parse(e.body.data.scheduled_for) > revokedAt).map((e) => e.body.id),
+    ).toEqual([]);
+    // And no refused slot reached the sink.
+    const delivered = new Set(sink.events.map((e) => e.body.id));
+    expect(refused.filter((o: { occurrence_id: string }) => delivered.has(o.occurrence_id))).toEqual([]);
 
     // Bob takes it over: he becomes the owner and slots are handed off again.
     const takenOver = await call('POST', '/v1/schedules/alice-heartbeat/resume', BOB);

@@ -7,12 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/toolchain.mjs';
-import { KeyRing, parseEventSinkAllowlist } from '../../src/api/auth.js';
+import { KeyRing } from '../../src/api/auth.js';
 import { createApiMetrics } from '../../src/api/http/metrics.js';
 import { buildApi } from '../../src/api/http/server.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { startEventSink } from '../helpers/http-api.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
+import { OPEN_TARGETS, writeTenantsFile } from '../helpers/tenants.js';
 import {
   eventually,
   JOB_QUEUE,
@@ -24,6 +26,8 @@ import {
 } from './support.js';
 
 const KEY = 'key-acme-alice-0123456789';
+/** How long a pause or resume may take to show: one read alone may use its 10 s deadline on a loaded machine. */
+const SETTLE_MS = 30_000;
 let stack: Stack;
 let sink: Awaited<ReturnType<typeof startEventSink>>;
 let metricsPort: number;
@@ -41,6 +45,7 @@ async function startProductWorker(): Promise<Spawned> {
       TEMPORAL_TASK_QUEUE: SCHEDULER_QUEUE,
       SCHEDULER_JOB_TASK_QUEUE: JOB_QUEUE,
       SCHEDULER_METRICS_PORT: String(metricsPort),
+      SCHEDULER_TENANTS_FILE: writeTenantsFile(stack.dir, { acme: OPEN_TARGETS }),
       SCHEDULER_DATA_DIR: join(stack.dir, 'data'),
     },
     repoRoot,
@@ -72,7 +77,7 @@ beforeAll(async () => {
     taskQueue: SCHEDULER_QUEUE,
     jobTaskQueue: JOB_QUEUE,
     keys: () => KeyRing.fromConfig({ keys: `${KEY}=acme:alice` }),
-    eventSinks: parseEventSinkAllowlist(undefined),
+    tenantPolicy: () => TenantPolicy.openToAll(),
     metrics: createApiMetrics({ client: stack.client, overdueAfterSeconds: 2, visibilityCacheMs: 0 }),
   });
   await api.listen({ port: 0, host: '127.0.0.1' });
@@ -102,7 +107,7 @@ describe('metrics', () => {
     await eventually(
       'the pause',
       async () => ((await stack.sdk.get('ticker')).status === 'PAUSED' ? true : undefined),
-      10_000,
+      SETTLE_MS,
     );
     const before = (await stack.sdk.describe('ticker')).counters.fired;
     const labels = { tenant: 'acme', timing_kind: 'INTERVAL', trigger: 'SCHEDULE' };
@@ -130,7 +135,7 @@ describe('metrics', () => {
     await eventually(
       'the pause',
       async () => ((await stack.sdk.get('ticker')).status === 'PAUSED' ? true : undefined),
-      10_000,
+      SETTLE_MS,
     );
     const after = (await stack.sdk.describe('ticker')).counters.fired;
     const second = await scrapeWorker();
@@ -172,7 +177,7 @@ describe('metrics', () => {
     await eventually(
       'resumed',
       async () => ((await stack.sdk.get('ticker')).status === 'ACTIVE' ? true : undefined),
-      10_000,
+      SETTLE_MS,
     );
     await killHard(worker);
     await eventually(

@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import type { Occurrence, ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { isTransientServerError } from '../helpers/transient.js';
 import { groupBy, readRunLines, type Stack } from './support.js';
 
 /** Slots judged this close to the lateness bound could go either way (clock reads differ by a few ms). */
@@ -23,6 +24,46 @@ export interface MisfireOutcome {
 }
 
 export const fired = (list: Occurrence[]) => list.filter((o) => o.emitted_at !== null);
+
+/**
+ * Resolves at an instant mid-way between two slots of the schedules' common grid (within its first quarter
+ * slot after the middle) by which every schedule fired at least two slots and decided every slot due before
+ * it: an outage begun then leaves no slot before it undecided (in a workflow task the outage would cut off,
+ * to be decided late after it) and none near either edge. Waited for, never assumed: on a loaded machine a
+ * slot is decided late, or the reads take long, and then the next mid-slot instant is tried. (A query is
+ * answered after the workflow task in flight completed: what it shows is recorded.)
+ */
+export async function twoFiredThenMidSlot(
+  stack: Stack,
+  scheduleIds: readonly string[],
+  anchor: number,
+  everyMs: number,
+): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let why = '';
+  while (Date.now() < deadline) {
+    const from = Date.now() + 100;
+    const mid = anchor + everyMs / 2 + Math.ceil((from - anchor - everyMs / 2) / everyMs) * everyMs;
+    await new Promise((r) => setTimeout(r, mid - Date.now()));
+    const lastDue = mid - everyMs / 2;
+    why = '';
+    for (const id of scheduleIds) {
+      try {
+        const { recent_occurrences } = await stack.sdk.describe(id);
+        const latest = Math.max(...recent_occurrences.map((o) => Date.parse(o.fire_at)));
+        if (fired(recent_occurrences).length < 2 || latest < lastDue)
+          why = `${id}: ${fired(recent_occurrences).length} fired, the slot of ${new Date(lastDue).toISOString()} not decided`;
+      } catch (err) {
+        if (!isTransientServerError(err)) throw err;
+        why = `${id}: ${(err as Error).message}`;
+      }
+      if (why) break;
+    }
+    if (!why && Date.now() < mid + everyMs / 4) return;
+    why ||= `the reads ended ${Date.now() - mid} ms after the middle of the slot`;
+  }
+  throw new Error(`no instant mid-way between two slots with every slot so far decided: ${why}`);
+}
 
 /**
  * Classifies the slots due in (downAt, first wake after downAt]. No worker task ran during the downtime,

@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/toolchain.mjs';
 import { freePort } from '../../src/runtime/ports.js';
+import { startEventSink } from '../helpers/http-api.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
 import { tempDir } from '../helpers/servers.js';
+import { eventually } from './support.js';
 
 // What `npm start` runs after its bootstrap step, as a real process tree.
 function startProduct(env: Record<string, string>): Spawned {
@@ -52,6 +55,32 @@ describe('npm start (src/main.ts)', () => {
     const ui = await fetch(`http://127.0.0.1:${uiPort}/`);
     expect(ui.status).toBe(200);
     expect(await ui.text()).toContain('<html');
+
+    // The README's development example: the development tenant reaches a local sink on 127.0.0.1.
+    expect(running.output()).toMatch(
+      /Targets: +development tenant 'dev' reaches every queue, workflow and sink/,
+    );
+    const sink = await startEventSink();
+    try {
+      const key = readFileSync(join(dataDir, 'dev-api-key'), 'utf8').trim();
+      const created = await fetch(`http://127.0.0.1:${apiPort}/v1/schedules`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          schedule_id: 'heartbeat',
+          timing: { kind: 'INTERVAL', every: 'PT2S' },
+          target: { type: 'EVENT', event_type: 'heartbeat.tick', sink_url: sink.url },
+        }),
+      });
+      expect(created.status).toBe(201);
+      await eventually(
+        'an event at the local sink',
+        async () => (sink.events.length > 0 ? true : undefined),
+        30_000,
+      );
+    } finally {
+      await sink.close();
+    }
 
     running.child.kill('SIGINT');
     expect((await running.exit).code).toBe(0);

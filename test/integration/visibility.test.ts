@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
 import { SchedulerClient } from '../../src/api/client.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import type { DevServer } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { schedulerReplayOptions } from '../../src/worker.js';
@@ -34,7 +35,7 @@ describe('schedules in Temporal visibility and the Web UI (dev server)', () => {
       connection: nativeConnection,
       taskQueue: 'scheduler',
       ...schedulerReplayOptions,
-      activities: createActivities({ client }),
+      activities: createActivities({ client, tenantPolicy: () => TenantPolicy.openToAll() }),
     });
     const jobs = await Worker.create({
       connection: nativeConnection,

@@ -15,6 +15,7 @@ import {
   fired,
   type MisfireOutcome,
   misfireOutcome,
+  twoFiredThenMidSlot,
 } from './misfire-outcome.js';
 import { eventually, killHard, type Stack, startStack, startWorker, stopStack } from './support.js';
 
@@ -49,11 +50,7 @@ describe('worker outage of ~31 s on the dev server: misfire policy on real downt
       });
     }
     // Two slots on time with the worker up, then the kill, mid-way between two slots.
-    await sleep(anchor + EVERY_MS + EVERY_MS / 2 - Date.now());
-    for (const misfire of POLICIES) {
-      const before = await sdk.describe(idOf(misfire));
-      expect(before.recent_occurrences.filter((o) => o.emitted_at !== null).length).toBeGreaterThanOrEqual(2);
-    }
+    await twoFiredThenMidSlot(stack, POLICIES.map(idOf), anchor, EVERY_MS);
     killedAt = await killHard(w1);
 
     // The new worker is started early (it loads in a few seconds) but polls only from a chosen instant:

@@ -9,6 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createHandoffActivities, type JobStartRequest } from '../../src/activities/handoff.js';
 import type { OccurrenceEnvelope } from '../../src/model/contracts.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 
 type StartRequest = temporal.api.workflowservice.v1.IStartWorkflowExecutionRequest;
 
@@ -70,7 +71,7 @@ const request: JobStartRequest = JSON.parse(
 
 const run = (client: Client) =>
   new MockActivityEnvironment({ activityType: 'startJobWorkflow', attempt: 2 }).run(
-    createHandoffActivities({ client }).startJobWorkflow,
+    createHandoffActivities({ client, tenantPolicy: () => TenantPolicy.openToAll() }).startJobWorkflow,
     request,
   );
 

@@ -4,8 +4,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { KeyRing, parseEventSinkAllowlist } from '../../src/api/auth.js';
+import { KeyRing } from '../../src/api/auth.js';
 import { buildApi } from '../../src/api/http/server.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 
 const unreachable = new Proxy({} as Client, {
   get: () => {
@@ -19,7 +20,7 @@ async function api() {
     taskQueue: 'q',
     jobTaskQueue: 'jobs',
     keys: () => KeyRing.fromConfig({ keys: 'key-acme-alice-0123456789=acme:alice' }),
-    eventSinks: parseEventSinkAllowlist(undefined),
+    tenantPolicy: () => TenantPolicy.openToAll(),
   });
 }
 

@@ -13,8 +13,9 @@ import {
   PATCH_NO_INERT_LOCAL_START,
   PATCH_NO_LOCAL_ACTIVITIES,
   PATCH_PER_FIRE_COST,
+  PATCH_TARGETS_BOUND,
 } from '../../src/workflows/schedule.js';
-import { isLocalActivityMarker, markerText } from '../helpers/history.js';
+import { type HistoryEvent, isLocalActivityMarker, markerText } from '../helpers/history.js';
 import '../helpers/quiet-sdk.js';
 
 // Every history recorded by test/histories/record.ts, for every release, replayed against today's
@@ -54,6 +55,8 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.4.0')?.length).toBeGreaterThanOrEqual(13);
     expect(releases.get('v0.4.1')?.length).toBeGreaterThanOrEqual(13);
     expect(releases.get('v0.4.2')?.length).toBeGreaterThanOrEqual(13);
+    // v0.5.0: with targets bound to their tenant (the authorized child start, revocation without gaps).
+    expect(releases.get('v0.5.0')?.length).toBeGreaterThanOrEqual(15);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -232,5 +235,55 @@ describe('recorded histories of the v0.4.1 patch: no inert local starts in new r
       allow.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow')
         .length,
     ).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('recorded histories of the v0.5 patch: targets bound to their tenant', () => {
+  type Events = readonly HistoryEvent[];
+  const activities = (events: Events, name: string) =>
+    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
+  const childStarts = (events: Events) =>
+    events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
+
+  it("v0.4.2 predates it; every v0.5.0 history carries it, asked in the run's first task", () => {
+    for (const file of inRelease('v0.4.2'))
+      expect(markerText(decode(file))).not.toContain(PATCH_TARGETS_BOUND);
+    for (const file of inRelease('v0.5.0')) {
+      const events = decode(file);
+      expect(markerText(events), basename(file)).toContain(PATCH_TARGETS_BOUND);
+      const marker = events.findIndex((e) => markerText([e]).includes(PATCH_TARGETS_BOUND));
+      const firstTaskDone = events.findIndex((e) => e.workflowTaskCompletedEventAttributes);
+      expect(marker, basename(file)).toBeGreaterThan(firstTaskDone);
+      expect(
+        events.slice(firstTaskDone + 1, marker).some((e) => e.workflowTaskCompletedEventAttributes),
+        `${basename(file)}: the patch marker is not among the first task's commands`,
+      ).toBe(false);
+    }
+  });
+
+  it('a child JOB start is authorized first: refused, it starts nothing; allowed, the start follows', () => {
+    const refused = named('v0.5.0', 'refused-child');
+    expect(activities(refused, 'authorizeTarget').length).toBeGreaterThanOrEqual(2);
+    expect(childStarts(refused)).toHaveLength(0);
+    // QUEUE watches its jobs: every child start of the recording was authorized right before it.
+    const queue = named('v0.5.0', 'overlap-queue');
+    expect(childStarts(queue).length).toBeGreaterThan(0);
+    expect(activities(queue, 'authorizeTarget').length).toBe(childStarts(queue).length);
+  });
+
+  it("a revoked schedule's queued occurrence is not started, and only the takeover update ends the revocation", () => {
+    const events = named('v0.5.0', 'revoked-queue');
+    const revokedAt = events.findIndex(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'ownerRevoked',
+    );
+    const takeOver = events.findIndex(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'takeOver',
+    );
+    expect(revokedAt).toBeGreaterThan(0);
+    expect(takeOver).toBeGreaterThan(revokedAt);
+    // Between the revocation and the takeover no job was started, though the running job ended and
+    // slots queued behind it came due.
+    expect(childStarts(events.slice(revokedAt, takeOver))).toHaveLength(0);
+    expect(childStarts(events.slice(takeOver)).length).toBeGreaterThan(0);
   });
 });

@@ -17,7 +17,23 @@ describe('schedules advanced across months, DST and a zone change (time-skipping
 
   it('weekly 03:30 Europe/Riga across the spring-forward gap, then moved to America/New_York', async () => {
     const sdk = h.sdk();
-    const start = await h.now();
+    // The last Sunday of March in Riga: the spring-forward gap (03:00 → 04:00).
+    const lastSundayOfMarchIn = (year: number) => {
+      const march31 = DateTime.fromObject({ year, month: 3, day: 31 }, { zone: 'Europe/Riga' });
+      return march31.minus({ days: march31.weekday % 7 });
+    };
+    // The case needs winter-time (+02:00) Sundays before the gap: started from the week before the gap until
+    // the autumn change back, it first skips (server time, free) to 1 November.
+    let start = await h.now();
+    const startYear = DateTime.fromMillis(start, { zone: 'Europe/Riga' }).year;
+    const november = DateTime.fromObject({ year: startYear, month: 11, day: 1 }, { zone: 'Europe/Riga' });
+    if (
+      start >= lastSundayOfMarchIn(startYear).minus({ days: 7 }).toMillis() &&
+      start < november.toMillis()
+    ) {
+      await h.env.sleep(november.toMillis() - start);
+      start = await h.now();
+    }
     const { schedule } = await sdk.create({
       schedule_id: 'riga-weekly',
       target: job,
@@ -27,13 +43,9 @@ describe('schedules advanced across months, DST and a zone change (time-skipping
         timezone: 'Europe/Riga',
       },
     });
-    // Run until a week past the next spring-forward in Riga (last Sunday of March, 03:00 → 04:00).
-    const year =
-      DateTime.fromMillis(start, { zone: 'Europe/Riga' }).year + (new Date(start).getUTCMonth() >= 3 ? 1 : 0);
-    const lastSundayOfMarch = DateTime.fromObject({ year, month: 3, day: 31 }, { zone: 'Europe/Riga' }).minus(
-      {
-        days: DateTime.fromObject({ year, month: 3, day: 31 }, { zone: 'Europe/Riga' }).weekday % 7,
-      },
+    // Run until a week past the next spring-forward in Riga.
+    const lastSundayOfMarch = lastSundayOfMarchIn(
+      start < lastSundayOfMarchIn(startYear).toMillis() ? startYear : startYear + 1,
     );
     await h.env.sleep(lastSundayOfMarch.toMillis() + 8 * DAY - start);
 

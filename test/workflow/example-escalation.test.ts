@@ -17,6 +17,7 @@ import { createActivities } from '../../src/activities/index.js';
 import { SchedulerClient } from '../../src/api/client.js';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { workflowsPath as schedulerWorkflows } from '../../src/worker.js';
 import { createTimeSkippingEnv } from '../helpers/servers.js';
@@ -54,7 +55,7 @@ describe('examples/escalate-after-48h (time-skipping server)', () => {
         connection: env.nativeConnection,
         taskQueue: SCHEDULER_QUEUE,
         workflowsPath: schedulerWorkflows,
-        activities: createActivities({ client: env.client }),
+        activities: createActivities({ client: env.client, tenantPolicy: () => TenantPolicy.openToAll() }),
       }),
       // The user's code under test.
       await Worker.create({
@@ -89,9 +90,10 @@ describe('examples/escalate-after-48h (time-skipping server)', () => {
       workflowId: ticketWorkflowId(ticketId),
       args: [input],
     });
-    // Until the e-mail is out and the escalation exists (activities run in real time, no skipping needed).
+    // Until the e-mail is out and the escalation exists (activities run in real time, no skipping needed;
+    // a loaded machine may take a while).
     let status = await handle.query(statusQuery);
-    for (let i = 0; i < 100 && status.state !== 'WAITING'; i++) {
+    for (const deadline = Date.now() + 60_000; status.state !== 'WAITING' && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 100));
       status = await handle.query(statusQuery);
     }

@@ -132,9 +132,12 @@ describe('schedule handlers (time-skipping server)', () => {
       target: job,
       timing: { kind: 'CRON', expression: '0 * * * *', timezone: 'UTC' },
     });
-    await h.env.sleep(3 * HOUR);
-    expect(runsOf('backfill')).toHaveLength(3);
     const created = Date.parse(schedule.created_at);
+    // To half past the third whole hour after the creation: three slots fired, wherever in its hour the
+    // schedule was created (3 h from an hour's last second would take in a fourth).
+    const thirdSlot = (Math.floor(created / HOUR) + 3) * HOUR;
+    await h.env.sleep(thirdSlot + 30 * MINUTE - (await h.now()));
+    expect(runsOf('backfill')).toHaveLength(3);
     const now = await h.now();
 
     // Over the slots that already fired: nothing new.

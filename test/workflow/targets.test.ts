@@ -63,7 +63,9 @@ describe('targets and one-shot kinds (time-skipping server)', () => {
       timing: { kind: 'ONE_TIME', at: at.toISOString() },
     });
     await h.env.sleep(HOUR + MINUTE);
-    await new Promise((r) => setTimeout(r, 3000)); // the retry backs off in real time
+    // The retry backs off in real time (a running activity holds time-skipping): wait for its delivery.
+    for (const deadline = Date.now() + 60_000; sink.deliveries.length < 2 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 100));
     await h.env.sleep(MINUTE);
 
     const described = await sdk.describe('deadline-event');

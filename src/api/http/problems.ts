@@ -76,6 +76,12 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'The request line and headers together are larger than the server accepts: shorten the URL (query) or the headers.',
       ],
       [
+        'forbidden-target',
+        'Target not allowed for this tenant',
+        403,
+        "The schedule's target (job type, task queue, workflow ID or event sink) is outside what the operator's tenant policy allows this tenant; `field` names it and `detail` says which policy entry would allow it.",
+      ],
+      [
         'unprocessable',
         'Unprocessable definition',
         422,
@@ -122,6 +128,7 @@ const bySchedulerCode: Record<SchedulerErrorCode, string> = {
   INVALID_STATE: 'conflict',
   UNAUTHORIZED: 'unauthorized',
   FORBIDDEN: 'not-found', // never leak that another tenant's schedule exists
+  FORBIDDEN_TARGET: 'forbidden-target',
   UNAVAILABLE: 'unavailable',
 };
 

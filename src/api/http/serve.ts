@@ -2,7 +2,8 @@
 // when it changes), the owners whose keys are gone stopped (src/api/owners.ts), then listen.
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Client } from '@temporalio/client';
-import { developmentApiKey, KeyRing, parseEventSinkAllowlist } from '../auth.js';
+import type { TenantPolicy } from '../../model/tenant-policy.js';
+import { developmentApiKey, KeyRing } from '../auth.js';
 import { revokeUnauthorizedOwners } from '../owners.js';
 import { createApiMetrics } from './metrics.js';
 import { buildApi } from './server.js';
@@ -16,7 +17,10 @@ export interface ServeApiOptions {
   dataDir: string;
   apiKeys?: string | undefined;
   apiKeyFile?: string | undefined;
-  eventSinks?: string | undefined;
+  /** The tenant policy in force (SCHEDULER_TENANTS_FILE, followed by the caller). */
+  tenantPolicy: () => TenantPolicy;
+  /** How often the owner reconcile runs besides key changes (ms; default 5 minutes). */
+  ownerReconcileIntervalMs?: number;
   rateLimitPerMinute: number;
   temporalTimeoutMs: number;
   logLevel: string;
@@ -45,23 +49,26 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
   const load = () => KeyRing.fromConfig({ keys, keyFile: options.apiKeyFile });
   // Checked now, so a malformed key configuration fails at start-up rather than at the first call.
   let ring = load();
-  const eventSinks = parseEventSinkAllowlist(options.eventSinks);
 
-  const reconcile = () =>
-    revokeUnauthorizedOwners(options.client, ring.principals()).then(
-      ({ revoked }) => {
-        if (revoked.length > 0)
-          options.log(`owners without a key: ${revoked.length} schedule(s) now refuse their slots`);
-      },
-      (err) => options.log(`could not check schedule owners against the keys: ${(err as Error).message}`),
-    );
+  // Every key change, and periodically (a schedule created with a key in the moment it was removed, a
+  // reconcile that met Temporal down): a failed run is retried with backoff until one succeeds, so a
+  // revoked owner's schedules stop within a retry (at most RECONCILE_RETRY_MAX_MS) of Temporal answering
+  // again. Development mode never revokes: its one key says nothing about the owners of other tenants.
+  const signalled = new Set<string>();
+  const reconciler = devKey
+    ? null
+    : ownerReconciler({
+        reconcile: () => revokeUnauthorizedOwners(options.client, ring.principals(), signalled),
+        intervalMs: options.ownerReconcileIntervalMs ?? 5 * 60_000,
+        log: options.log,
+      });
 
   const app = await buildApi({
     client: options.client,
     taskQueue: options.taskQueue,
     jobTaskQueue: options.jobTaskQueue,
     keys: () => ring,
-    eventSinks,
+    tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,
     temporalTimeoutMs: options.temporalTimeoutMs,
     metrics: createApiMetrics({
@@ -76,7 +83,7 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     },
   });
   await app.listen({ port: options.port, host: options.host });
-  void reconcile();
+  reconciler?.request();
 
   const keyFile = options.apiKeyFile;
   if (keyFile) {
@@ -84,7 +91,7 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
       try {
         ring = load();
         options.log(`API keys reloaded from ${keyFile}: ${ring.describe()}`);
-        void reconcile();
+        reconciler?.request();
       } catch (err) {
         // A broken edit keeps the previous keys: the API stays up with what last worked.
         options.log(`API key file not reloaded, keeping the previous keys: ${(err as Error).message}`);
@@ -96,7 +103,68 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     devKey,
     close: async () => {
       if (keyFile) unwatchFile(keyFile);
+      reconciler?.stop();
       await app.close();
+    },
+  };
+}
+
+const RECONCILE_RETRY_FIRST_MS = 1_000;
+const RECONCILE_RETRY_MAX_MS = 30_000;
+
+/**
+ * Runs the owner reconcile one at a time: on request (start, key reload), every `intervalMs`, and again
+ * with backoff (1 s doubling to 30 s) after a failure until a run succeeds. A request during a run makes
+ * one more run after it (the keys may have changed meanwhile).
+ */
+export function ownerReconciler(options: {
+  reconcile: () => Promise<{ revoked: string[] }>;
+  intervalMs: number;
+  log: (line: string) => void;
+}) {
+  let running = false;
+  let again = false;
+  let stopped = false;
+  let retryMs = RECONCILE_RETRY_FIRST_MS;
+  let timer: NodeJS.Timeout | null = null;
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(request, ms);
+    timer.unref();
+  };
+  async function run() {
+    running = true;
+    try {
+      const { revoked } = await options.reconcile();
+      retryMs = RECONCILE_RETRY_FIRST_MS;
+      if (revoked.length > 0)
+        options.log(`owners without a key: ${revoked.length} schedule(s) now refuse their slots`);
+      schedule(options.intervalMs);
+    } catch (err) {
+      options.log(
+        `could not check schedule owners against the keys (retrying in ${retryMs / 1000} s): ${(err as Error).message}`,
+      );
+      schedule(retryMs);
+      retryMs = Math.min(retryMs * 2, RECONCILE_RETRY_MAX_MS);
+    } finally {
+      running = false;
+      if (again && !stopped) {
+        again = false;
+        void run();
+      }
+    }
+  }
+  function request() {
+    if (stopped) return;
+    if (running) again = true;
+    else void run();
+  }
+  return {
+    request,
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
     },
   };
 }

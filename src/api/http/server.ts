@@ -44,7 +44,8 @@ import {
   ScheduleIdParams,
   SchedulePage,
 } from '../../model/http.js';
-import type { EventSinkPolicy, KeyRing, Principal } from '../auth.js';
+import type { TenantPolicy } from '../../model/tenant-policy.js';
+import type { KeyRing, Principal } from '../auth.js';
 import { previewRuns, SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
 import type { ApiMetrics } from './metrics.js';
@@ -67,7 +68,8 @@ export interface ApiDependencies {
   jobTaskQueue: string;
   /** The current API keys; a function, so a reloaded key file takes effect without a restart. */
   keys: () => KeyRing;
-  eventSinks: EventSinkPolicy;
+  /** The tenant policy in force: what each tenant's targets may reach (checked at create and edit). */
+  tenantPolicy: () => TenantPolicy;
   /** Requests per minute per API key (429 beyond). */
   rateLimitPerMinute?: number;
   /** Largest request body accepted (413 beyond). */
@@ -295,7 +297,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       taskQueue: deps.taskQueue,
       jobTaskQueue: deps.jobTaskQueue,
       principal: request.principal!,
-      eventSinks: deps.eventSinks,
+      tenantPolicy: deps.tenantPolicy,
       // The SDK's own read deadline would replace the request's: keep them the same.
       readTimeoutMs: timeoutMs,
     });
@@ -398,7 +400,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         description:
           'The same schedule_id with the same definition answers 200 with the existing schedule; with another definition, 409. The owner is the caller.',
         body: CreateScheduleRequest,
-        response: { 200: Schedule, 201: Schedule, ...problemResponses(...common, 409, 422) },
+        response: { 200: Schedule, 201: Schedule, ...problemResponses(...common, 403, 409, 422) },
       },
     },
     async (request, reply) => {
@@ -472,7 +474,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
           'Each field given replaces the current one whole; null clears an optional field. A stale expected_version answers 409 with current_version.',
         params: ScheduleIdParams,
         body: PatchScheduleRequest,
-        response: { 200: Schedule, ...problemResponses(...common, 404, 409, 422) },
+        response: { 200: Schedule, ...problemResponses(...common, 403, 404, 409, 422) },
       },
     },
     async (request) => {

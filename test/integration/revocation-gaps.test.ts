@@ -1,0 +1,241 @@
+// Owner revocation without gaps (issue #19): a revoked owner's schedule hands nothing off by any path —
+// not by trigger, backfill or a queued occurrence; a signal cannot clear the revocation, only the API's
+// takeover can; an edit makes the editor the owner (so a departing owner cannot leave a rewritten schedule
+// under a colleague's name); and a reconcile that met Temporal down is retried until it lands. Real dev
+// server (killed and restarted on its own data), real worker, the production `serveApi` with a real key file.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/api/auth.js';
+import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
+import { freePort } from '../../src/runtime/ports.js';
+import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
+import { resumeSignal } from '../../src/workflows/definitions.js';
+import { startEventSink } from '../helpers/http-api.js';
+import { startTestDevServer } from '../helpers/servers.js';
+import { eventually, JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
+
+const KEYS = {
+  alice: 'key-acme-alice-0123456789',
+  bob: 'key-acme-bob-0123456789ab',
+  carol: 'key-acme-carol-0123456789',
+  dave: 'key-acme-dave-0123456789a',
+  erin: 'key-acme-erin-0123456789a',
+} as const;
+type Owner = keyof typeof KEYS;
+
+let stack: Stack;
+let worker: SchedulerWorker;
+let workerDone: Promise<void>;
+let api: RunningApi;
+let sink: Awaited<ReturnType<typeof startEventSink>>;
+let keyFile: string;
+const logs: string[] = [];
+
+/** The key file as the operator writes it: hashed keys of these owners of tenant acme. */
+const writeKeys = (...owners: Owner[]) =>
+  writeFileSync(keyFile, owners.map((o) => `${hashApiKey(KEYS[o])}=acme:${o}`).join('\n'));
+
+const call = async (method: string, path: string, owner: Owner, body?: unknown) => {
+  const response = await fetch(`${api.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${KEYS[owner]}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: problem and schedule bodies
+  return { status: response.status, body: (await response.json().catch(() => null)) as any };
+};
+
+const revokedSchedule = (id: string, asker: Owner) =>
+  eventually(
+    `${id} to learn its owner was revoked`,
+    async () => {
+      const got = await call('GET', `/v1/schedules/${id}`, asker);
+      return got.body?.owner_revoked_at ? got.body : undefined;
+    },
+    60_000,
+  );
+
+const startWorker = async () => {
+  worker = await createSchedulerWorker({
+    address: stack.server.address,
+    namespace: 'default',
+    taskQueue: SCHEDULER_QUEUE,
+    client: stack.client,
+    tenantPolicy: () => TenantPolicy.openToAll(),
+  });
+  workerDone = worker.run();
+};
+
+beforeAll(async () => {
+  stack = await startStack('revocation-gaps');
+  await startWorker();
+  sink = await startEventSink();
+  keyFile = join(stack.dir, 'api-keys');
+  writeKeys('alice', 'bob', 'carol', 'dave', 'erin');
+  api = await serveApi({
+    client: stack.client,
+    taskQueue: SCHEDULER_QUEUE,
+    jobTaskQueue: JOB_QUEUE,
+    host: '127.0.0.1',
+    port: await freePort(),
+    dataDir: stack.dir,
+    apiKeyFile: keyFile,
+    tenantPolicy: () => TenantPolicy.openToAll(),
+    rateLimitPerMinute: 10_000,
+    temporalTimeoutMs: 10_000,
+    logLevel: 'silent',
+    ownerReconcileIntervalMs: 3_000,
+    log: (line) => logs.push(line),
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await api?.close();
+  worker?.shutdown();
+  await workerDone?.catch(() => {});
+  await sink?.close();
+  await stopStack(stack);
+});
+
+describe('owner revocation without gaps', () => {
+  it('a revoked schedule refuses trigger and backfill (409 naming the revocation) and its queued occurrence', async () => {
+    // QUEUE overlap on a job queue nobody polls: the first run stays RUNNING, the next slots queue behind it.
+    const created = await call('POST', '/v1/schedules', 'carol', {
+      schedule_id: 'carol-queue',
+      timing: { kind: 'INTERVAL', every: 'PT2S' },
+      target: { type: 'JOB', job_type: 'carolJob', task_queue: 'nobody-polls' },
+      overlap: 'QUEUE',
+    });
+    expect(created.status).toBe(201);
+    const queued = await eventually(
+      'a running and a queued occurrence',
+      async () => {
+        const d = await stack.sdk.describe('carol-queue');
+        return d.running.length === 1 && d.queued.length >= 1 ? d : undefined;
+      },
+      30_000,
+    );
+
+    writeKeys('alice', 'bob', 'dave', 'erin');
+    await revokedSchedule('carol-queue', 'bob');
+
+    const trigger = await call('POST', '/v1/schedules/carol-queue/trigger', 'bob', {});
+    expect(trigger.status).toBe(409);
+    expect(trigger.body).toMatchObject({ code: 'INVALID_STATE' });
+    expect(trigger.body.detail).toMatch(/owner carol was revoked.*takes it over/);
+    const backfill = await call('POST', '/v1/schedules/carol-queue/backfill', 'bob', {
+      from: new Date(Date.now() - 60_000).toISOString(),
+      to: new Date(Date.now() - 10_000).toISOString(),
+    });
+    expect(backfill.status).toBe(409);
+    expect(backfill.body.detail).toMatch(/revoked/);
+
+    // The running job ends; what waited behind it is refused, not started under nobody's permission.
+    await stack.client.workflow.getHandle(queued.running[0]!).terminate('test: the job ends');
+    const waiting = queued.queued[0]!;
+    const refused = await eventually(
+      'the queued occurrence refused',
+      async () => {
+        const occ = (await stack.sdk.listOccurrences('carol-queue')).find((o) => o.occurrence_id === waiting);
+        return occ?.status === 'SKIPPED' ? occ : undefined;
+      },
+      30_000,
+    );
+    expect(refused.reason).toMatch(/^refused: owner acme\/carol has no API key/);
+    await expect(stack.client.workflow.getHandle(waiting).describe()).rejects.toThrow(/not found/i);
+    await call('POST', '/v1/schedules/carol-queue/cancel', 'bob');
+  });
+
+  it('a resume signal does not clear a revocation; the API takeover does', async () => {
+    // carol-queue is revoked (previous case); a fresh revoked schedule keeps this case on its own.
+    writeKeys('alice', 'bob', 'carol', 'dave', 'erin');
+    // The key file is polled every 2 s: carol's key works again once it was re-read.
+    const created = await eventually(
+      "carol's key back",
+      async () => {
+        const res = await call('POST', '/v1/schedules', 'carol', {
+          schedule_id: 'carol-events',
+          timing: { kind: 'INTERVAL', every: 'PT2S' },
+          target: { type: 'EVENT', event_type: 'carol', sink_url: sink.url },
+        });
+        return res.status === 401 ? undefined : res;
+      },
+      20_000,
+    );
+    expect(created.status).toBe(201);
+    writeKeys('alice', 'bob', 'dave', 'erin');
+    await revokedSchedule('carol-events', 'bob');
+
+    // What a sibling schedule's WORKFLOW_SIGNAL target would send (the API refuses such a target; a client
+    // with namespace credentials could still send it by hand).
+    await stack.client.workflow
+      .getHandle(scheduleWorkflowId('acme', 'carol-events'))
+      .signal(resumeSignal, { owner_ref: 'mallory' });
+    // Signals are applied at the schedule's next pass: its slots come every 2 s.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await stack.sdk.get('carol-events')).owner_revoked_at).not.toBeNull();
+    expect((await stack.sdk.get('carol-events')).owner_ref).toBe('carol');
+
+    const takenOver = await call('POST', '/v1/schedules/carol-events/resume', 'bob');
+    expect(takenOver.status).toBe(200);
+    expect(takenOver.body).toMatchObject({ owner_ref: 'bob', owner_revoked_at: null, status: 'ACTIVE' });
+    await call('POST', '/v1/schedules/carol-events/cancel', 'bob');
+  });
+
+  it('an edit makes the editor the owner: a departing owner cannot rewrite a colleague’s schedule and leave', async () => {
+    const created = await call('POST', '/v1/schedules', 'bob', {
+      schedule_id: 'bob-report',
+      timing: { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' },
+      target: { type: 'EVENT', event_type: 'report', sink_url: sink.url },
+    });
+    expect(created.status).toBe(201);
+    // Dave, about to leave, rewrites Bob's schedule to fire every 2 s.
+    const edited = await call('PATCH', '/v1/schedules/bob-report', 'dave', {
+      expected_version: 1,
+      timing: { kind: 'INTERVAL', every: 'PT2S' },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ version: 2, owner_ref: 'dave' });
+    // Dave's key is removed: the schedule he last defined stops with it.
+    writeKeys('alice', 'bob', 'erin');
+    const revoked = await revokedSchedule('bob-report', 'bob');
+    expect(revoked.owner_ref).toBe('dave');
+    await call('POST', '/v1/schedules/bob-report/cancel', 'bob');
+  });
+
+  it('a key removed while Temporal is down revokes its owner once Temporal answers again (retried)', async () => {
+    const created = await call('POST', '/v1/schedules', 'erin', {
+      schedule_id: 'erin-events',
+      timing: { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' },
+      target: { type: 'EVENT', event_type: 'erin', sink_url: sink.url },
+    });
+    expect(created.status).toBe(201);
+
+    const { address } = stack.server;
+    const port = Number(address.split(':').pop());
+    worker.shutdown();
+    await workerDone.catch(() => {});
+    await stack.server.kill();
+    const failuresBefore = logs.filter((l) => /could not check schedule owners/.test(l)).length;
+    writeKeys('alice', 'bob');
+    // The reload's reconcile meets Temporal down and says it retries.
+    await eventually(
+      'a failed reconcile',
+      async () =>
+        logs.filter((l) => /could not check schedule owners.*retrying/.test(l)).length > failuresBefore
+          ? true
+          : undefined,
+      60_000,
+    );
+    stack.server = await startTestDevServer(join(stack.dir, 'temporal.db'), port);
+    await startWorker();
+    const revoked = await revokedSchedule('erin-events', 'bob');
+    expect(revoked.owner_ref).toBe('erin');
+  }, 180_000);
+});
