@@ -23,6 +23,11 @@ export const EnvironmentSchema = z.object({
    * Unset: the development tenant reaches everything when no API keys are configured, else nothing does.
    */
   SCHEDULER_TENANTS_FILE: z.string().min(1).optional(),
+  /** A key reload may revoke every owner of a tenant, or more than SCHEDULER_MAX_REVOCATION_SHARE of them. */
+  SCHEDULER_ALLOW_MASS_REVOCATION: z.enum(['0', '1']).default('0'),
+  /** Above this share of the known owners a key configuration is refused as a likely mistake. */
+  SCHEDULER_MAX_REVOCATION_SHARE: z.coerce.number().min(0).max(1).default(0.5),
+  NODE_ENV: z.string().optional(),
   /** Replaced by `event_sinks` in SCHEDULER_TENANTS_FILE (0.5): set, it stops the start with how to migrate. */
   SCHEDULER_EVENT_SINKS: z.string().optional(),
   SCHEDULER_API_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
@@ -50,6 +55,12 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`environment variable ${issue.path.join('.')}: ${issue.message}`);
   }
+  // Set but empty is a slip (an unmounted secret, `SCHEDULER_API_KEYS=` in an env file), never "development".
+  if (parsed.data.SCHEDULER_API_KEYS !== undefined && parsed.data.SCHEDULER_API_KEYS.trim() === '') {
+    throw new ConfigError(
+      'SCHEDULER_API_KEYS is set but empty: list the keys (key=tenant_id:owner_ref, comma-separated), or unset it for development',
+    );
+  }
   if (parsed.data.SCHEDULER_EVENT_SINKS !== undefined) {
     throw new ConfigError(
       'SCHEDULER_EVENT_SINKS is replaced by the tenant policy (0.5): list the prefixes under "event_sinks" of each tenant in a SCHEDULER_TENANTS_FILE (README, "Tenancy"), then unset SCHEDULER_EVENT_SINKS',
@@ -57,3 +68,16 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   }
   return parsed.data;
 }
+
+/** Why this process is a production one, or none (development: `npm start` on a laptop). */
+export function productionReasons(env: Environment): string[] {
+  const reasons: string[] = [];
+  if (env.SCHEDULER_API_KEYS !== undefined || env.SCHEDULER_API_KEY_FILE !== undefined)
+    reasons.push('API keys are configured');
+  if (env.NODE_ENV === 'production') reasons.push('NODE_ENV=production');
+  if (!isLoopbackHost(env.SCHEDULER_API_HOST)) reasons.push(`the API binds ${env.SCHEDULER_API_HOST}`);
+  return reasons;
+}
+
+const isLoopbackHost = (host: string) =>
+  host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);

@@ -3,8 +3,9 @@
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
+import { devApiKeyFile } from './api/auth.js';
 import { serveApi } from './api/http/serve.js';
-import { loadEnvironment } from './config.js';
+import { loadEnvironment, productionReasons } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
 import { assertPortFree, freePort } from './runtime/ports.js';
@@ -61,6 +62,15 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   try {
+    const production = productionReasons(env);
+    const keysConfigured = env.SCHEDULER_API_KEYS !== undefined || env.SCHEDULER_API_KEY_FILE !== undefined;
+    // A development key exists only in development: in production a missing key variable is an outage of
+    // this process, never an API that answers every tenant's name with a key printed to the log pipeline.
+    if (runsApi && production.length > 0 && !keysConfigured) {
+      throw new Error(
+        `no API keys in production (${production.join(', ')}): set SCHEDULER_API_KEYS or SCHEDULER_API_KEY_FILE`,
+      );
+    }
     if (runsApi) await assertPortFree(env.SCHEDULER_API_PORT, env.SCHEDULER_API_HOST, 'SCHEDULER_API_PORT');
 
     let devServer: DevServer | null = null;
@@ -87,7 +97,8 @@ async function main(): Promise<void> {
     // API and worker enforce the same file: the API where a definition enters, the worker at every hand-off.
     const tenantPolicy = loadTenantPolicy({
       file: env.SCHEDULER_TENANTS_FILE,
-      development: !env.SCHEDULER_API_KEYS?.trim() && !env.SCHEDULER_API_KEY_FILE,
+      // `npm start` on a laptop; a worker-only process is never development (it has no key to judge by).
+      development: runsApi && production.length === 0,
       log,
     });
     stops.push(async () => tenantPolicy.close());
@@ -123,6 +134,8 @@ async function main(): Promise<void> {
         apiKeys: env.SCHEDULER_API_KEYS,
         apiKeyFile: env.SCHEDULER_API_KEY_FILE,
         tenantPolicy: tenantPolicy.current,
+        allowMassRevocation: env.SCHEDULER_ALLOW_MASS_REVOCATION === '1',
+        maxRevocationShare: env.SCHEDULER_MAX_REVOCATION_SHARE,
         rateLimitPerMinute: env.SCHEDULER_API_RATE_LIMIT,
         temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
         logLevel: env.SCHEDULER_LOG_LEVEL,
@@ -145,8 +158,13 @@ async function main(): Promise<void> {
       log(
         `HTTP API:   http://${env.SCHEDULER_API_HOST}:${env.SCHEDULER_API_PORT}/v1 (docs: /docs, OpenAPI: /openapi.json, ready: /readyz)`,
       );
-    if (devKey)
+    // Printed only to a terminal: a pipe is a log pipeline, and a key in it is a key for whoever reads logs.
+    if (devKey && process.stdout.isTTY)
       log(`API key:    ${devKey} (development key for tenant 'dev'; set SCHEDULER_API_KEYS in production)`);
+    else if (devKey)
+      log(
+        `API key:    development key for tenant 'dev' in ${devApiKeyFile(env.SCHEDULER_DATA_DIR)} (not printed: stdout is not a terminal)`,
+      );
     log('ready; Ctrl-C stops everything');
   } catch (err) {
     console.error(`error: ${(err as Error).message}`);
@@ -155,4 +173,8 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// A configuration error (loadEnvironment, before anything started) is one line too, with nothing to stop.
+await main().catch((err: Error) => {
+  console.error(`error: ${err.message}`);
+  process.exit(1);
+});

@@ -1,56 +1,100 @@
-// A schedule does not keep its owner's permission forever. When the API's key configuration loses every
-// key of an owner, that owner's live schedules are told so (a signal) and from then on refuse each slot,
-// recording it, until an authorized caller of the tenant resumes them (and so takes them over).
+// A schedule does not keep its owner's permission forever. When an owner leaves the API's key
+// configuration, that owner's live schedules are told so (a signal) and from then on refuse each slot,
+// recording it, until an authorized caller of the tenant takes them over (resume).
 //
-// Checked where the configuration changes (API start, key-file reload) and periodically, not per fire: a
-// schedule's owner only loses its permission when the key set changes, so the workflow pays nothing per
-// slot — it reads a flag in its own state. The cost is one visibility query per reconciliation plus one
-// signal per affected schedule, once per API process.
-import type { Client } from '@temporalio/client';
-import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../workflows/definitions.js';
+// Revocation is by difference, never by complement: every API process reports the owners its keys name
+// to the deployment's owner registry (workflows/owner-registry.ts), which remembers the owners of the
+// configurations it accepted and answers which ones left — one report at a time, across replicas, with a
+// brake on mass revocation. A process that starts with fewer keys than the deployment had (an unset
+// variable, a replica with a partial key file) revokes at most what it would revoke by an edit, and a
+// report that would revoke every owner of a tenant or most owners is refused and logged.
+//
+// Checked where the configuration changes (API start, key-file reload) and periodically, not per fire: the
+// workflow pays nothing per slot — it reads a flag in its own state. The cost is one update to the
+// registry and one visibility query per reconciliation, plus one signal per affected schedule, once per
+// API process.
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import {
+  OWNER_REGISTRY_WORKFLOW_ID,
+  OWNER_REGISTRY_WORKFLOW_TYPE,
+  type OwnerReconcileResult,
+  ownerRevokedSignal,
+  reconcileOwnersUpdate,
+  SCHEDULE_WORKFLOW_TYPE,
+} from '../workflows/definitions.js';
 import { OwnerKey, ownerKeyValue } from '../workflows/search-attributes.js';
 import type { Principal } from './auth.js';
 
 const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** Owners per visibility query (the IN list). */
+const OWNERS_PER_QUERY = 100;
+/** A reconcile gives up after this (the registry's worker down): the caller retries with backoff. */
+const RECONCILE_DEADLINE_MS = 30_000;
 
-export interface ReconcileResult {
-  /** Workflow IDs of the schedules told that their owner is no longer authorized. */
-  revoked: string[];
+export interface ReconcileOptions {
+  /** The scheduler's task queue: the registry workflow runs there. */
+  taskQueue: string;
+  /** SCHEDULER_ALLOW_MASS_REVOCATION: apply a report the brake would refuse. */
+  allowMassRevocation: boolean;
+  /** SCHEDULER_MAX_REVOCATION_SHARE: above this share of known owners a report is refused. */
+  maxShare: number;
+  /** Schedules this process already told (kept by the caller across runs): told once, not every run. */
+  signalled: Set<string>;
 }
 
-/**
- * Signals every running schedule whose owner has no key among `authorized`. `signalled` (kept by the
- * caller across runs) holds the schedules this process already told: a periodic run does not add a signal
- * to a revoked schedule's history every time (the flag in its state stays set until a takeover).
- */
-export async function revokeUnauthorizedOwners(
+export interface ReconcileResult {
+  /** Workflow IDs of the schedules told now that their owner is no longer authorized. */
+  revoked: string[];
+  /** What the registry answered: the revoked owners, and why a report was refused. */
+  registry: OwnerReconcileResult;
+}
+
+/** Reports the owners `authorized` names to the registry and signals the running schedules of revoked ones. */
+export async function reconcileOwners(
   client: Client,
   authorized: readonly Principal[],
-  signalled: Set<string> = new Set(),
+  options: ReconcileOptions,
 ): Promise<ReconcileResult> {
-  const owners = authorized.map((p) => quote(ownerKeyValue(p.tenant_id, p.owner_ref)));
-  const clauses = [`WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`, `ExecutionStatus = 'Running'`];
-  if (owners.length > 0) clauses.push(`${OwnerKey.name} NOT IN (${owners.join(', ')})`);
+  const present = [...new Set(authorized.map((p) => ownerKeyValue(p.tenant_id, p.owner_ref)))].sort();
+  const registry = await client.connection.withDeadline(Date.now() + RECONCILE_DEADLINE_MS, () =>
+    client.workflow.executeUpdateWithStart(reconcileOwnersUpdate, {
+      args: [{ present, allowMassRevocation: options.allowMassRevocation, maxShare: options.maxShare }],
+      startWorkflowOperation: new WithStartWorkflowOperation(OWNER_REGISTRY_WORKFLOW_TYPE, {
+        workflowId: OWNER_REGISTRY_WORKFLOW_ID,
+        taskQueue: options.taskQueue,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        args: [],
+      }),
+    }),
+  );
   const revoked: string[] = [];
-  for await (const execution of client.workflow.list({ query: clauses.join(' AND ') })) {
-    const owner = execution.searchAttributes?.[OwnerKey.name]?.[0];
-    if (typeof owner !== 'string') continue; // created before owners were indexed: left alone (README)
-    // Keyed by run and owner: a takeover (another owner) or a new run is told again if it needs to be.
-    const key = `${execution.workflowId}/${execution.runId}/${owner}`;
-    if (signalled.has(key)) continue;
-    await client.workflow
-      .getHandle(execution.workflowId)
-      .signal(ownerRevokedSignal, {
-        reason: `owner ${owner} has no API key any more (revoked by the key configuration)`,
-      })
-      .then(
-        () => {
-          revoked.push(execution.workflowId);
-          signalled.add(key);
-        },
-        // Closed between the listing and the signal: nothing to stop.
-        () => {},
-      );
+  for (let i = 0; i < registry.revoked.length; i += OWNERS_PER_QUERY) {
+    const owners = registry.revoked.slice(i, i + OWNERS_PER_QUERY).map(quote);
+    const query = [
+      `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
+      `ExecutionStatus = 'Running'`,
+      `${OwnerKey.name} IN (${owners.join(', ')})`,
+    ].join(' AND ');
+    for await (const execution of client.workflow.list({ query })) {
+      const owner = execution.searchAttributes?.[OwnerKey.name]?.[0];
+      if (typeof owner !== 'string') continue;
+      // Keyed by run and owner: a takeover (another owner) or a new run is told again if it needs to be.
+      const key = `${execution.workflowId}/${execution.runId}/${owner}`;
+      if (options.signalled.has(key)) continue;
+      await client.workflow
+        .getHandle(execution.workflowId)
+        .signal(ownerRevokedSignal, {
+          reason: `owner ${owner} has no API key any more (revoked by the key configuration)`,
+        })
+        .then(
+          () => {
+            revoked.push(execution.workflowId);
+            options.signalled.add(key);
+          },
+          // Closed between the listing and the signal: nothing to stop.
+          () => {},
+        );
+    }
   }
-  return { revoked };
+  return { revoked, registry };
 }

@@ -27,11 +27,9 @@ export function idempotencyKey(scheduleId: string, scheduledFor: string): string
   return `schedule:${scheduleId}:${canonicalInstant(scheduledFor)}`;
 }
 
-/**
- * The tenant whose scheduler workflow an ID names (a schedule's or an occurrence's), or null for any other
- * workflow. Schedules of one tenant must not signal or start another tenant's scheduler workflows.
- */
-export function schedulerWorkflowTenant(workflowId: string): string | null {
-  const match = /^(?:schedule|occurrence)\/([^/]+)\//.exec(workflowId);
-  return match ? match[1]! : null;
-}
+/** The deployment's owner registry (workflows/owner-registry.ts): one per namespace, never a target. */
+export const OWNER_REGISTRY_WORKFLOW_ID = 'scheduler-owner-registry';
+
+/** Whether a workflow ID names one of the scheduler's own workflows (a schedule, an occurrence, the registry). */
+export const isSchedulerWorkflowId = (workflowId: string): boolean =>
+  /^(?:schedule|occurrence)\//.test(workflowId) || workflowId === OWNER_REGISTRY_WORKFLOW_ID;

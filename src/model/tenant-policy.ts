@@ -6,6 +6,7 @@
 // read and watched by the process that owns it (src/runtime/tenant-policy-file.ts).
 import { z } from 'zod';
 import { Identifier, type Target } from './contracts.js';
+import { isSchedulerWorkflowId } from './ids.js';
 import { classifyHost } from './network-address.js';
 
 /** Exact, or a prefix when it ends in `*` (`*` alone: anything). */
@@ -87,8 +88,6 @@ export interface TargetContext {
   defaultJobTaskQueue: string;
 }
 
-/** `schedule/…` and `occurrence/…` IDs name the scheduler's own workflows, of any tenant. */
-const SCHEDULER_WORKFLOW_ID = /^(?:schedule|occurrence)\//;
 
 const matches = (patterns: readonly string[], value: string) =>
   patterns.some((p) => (p.endsWith('*') ? value.startsWith(p.slice(0, -1)) : p === value));
@@ -229,10 +228,10 @@ export class TenantPolicy {
   /** Whether `tenant`'s schedule may reach `target`, and if not, which field and which entry would allow it. */
   check(tenant: string, target: Target, context: TargetContext): TargetVerdict {
     const refuse = (field: TargetField, reason: string): TargetVerdict => ({ allowed: false, field, reason });
-    if (target.type === 'WORKFLOW_SIGNAL' && SCHEDULER_WORKFLOW_ID.test(target.workflow_id)) {
+    if (target.type === 'WORKFLOW_SIGNAL' && isSchedulerWorkflowId(target.workflow_id)) {
       return refuse(
         'target.workflow_id',
-        "names a scheduler workflow (schedule/… or occurrence/…): schedules are managed through the API, never signalled by another schedule, your own tenant's included",
+        "names a scheduler workflow (schedule/…, occurrence/… or the owner registry): schedules are managed through the API, never signalled by another schedule, your own tenant's included",
       );
     }
     const queues: Array<[TargetField, string]> =

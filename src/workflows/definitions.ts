@@ -55,6 +55,31 @@ export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest & {
 );
 export const describeQuery = defineQuery<ScheduleDescription>('describe');
 
+/** The deployment's one owner registry (workflows/owner-registry.ts); not a schedule, never a target. */
+export const OWNER_REGISTRY_WORKFLOW_TYPE = 'ownerRegistryWorkflow';
+export { OWNER_REGISTRY_WORKFLOW_ID } from '../model/ids.js';
+export interface OwnerReconcileRequest {
+  /** `tenant/owner` of every owner the reporting process's keys name. */
+  present: string[];
+  allowMassRevocation: boolean;
+  /** Above this share of the known owners a report is refused as a likely mistake (0–1). */
+  maxShare: number;
+}
+export interface OwnerReconcileResult {
+  /** Every owner that left and is not back: its running schedules must refuse their slots. */
+  revoked: string[];
+  /** Those this report revoked. */
+  newlyRevoked: string[];
+  /** Why the report was not applied (the brake), or null. */
+  refused: string | null;
+}
+export const reconcileOwnersUpdate = defineUpdate<OwnerReconcileResult, [OwnerReconcileRequest]>(
+  'reconcileOwners',
+);
+export const ownerRegistryDescribeQuery = defineQuery<{ known: string[]; revoked: string[]; reconciles: number }>(
+  'describeOwners',
+);
+
 /** Error types the handlers reject with (ApplicationFailure.type), mapped to API errors by the client. */
 export const VERSION_CONFLICT = 'VersionConflict';
 export const INVALID_STATE = 'InvalidScheduleState';

@@ -10,6 +10,7 @@ import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
+import { OWNER_REGISTRY_WORKFLOW_ID, ownerRegistryDescribeQuery } from '../../src/workflows/definitions.js';
 import { startEventSink } from '../helpers/http-api.js';
 import { eventually, JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
 
@@ -64,6 +65,16 @@ beforeAll(async () => {
     logLevel: 'silent',
     log: (line) => logs.push(line),
   });
+  // Revocation is by difference: the owner registry learns the deployment's owners from the first report.
+  await eventually(
+    'the first owner report',
+    async () =>
+      (await stack.client.workflow.getHandle(OWNER_REGISTRY_WORKFLOW_ID).query(ownerRegistryDescribeQuery))
+        .known.length === 2
+        ? true
+        : undefined,
+    60_000,
+  );
 });
 
 afterAll(async () => {

@@ -6,14 +6,20 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/toolchain.mjs';
 import { hashApiKey } from '../../src/api/auth.js';
 import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
-import { resumeSignal } from '../../src/workflows/definitions.js';
+import {
+  OWNER_REGISTRY_WORKFLOW_ID,
+  ownerRegistryDescribeQuery,
+  resumeSignal,
+} from '../../src/workflows/definitions.js';
 import { startEventSink } from '../helpers/http-api.js';
+import { spawnProcess } from '../helpers/process.js';
 import { startTestDevServer } from '../helpers/servers.js';
 import { eventually, JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
 
@@ -23,8 +29,10 @@ const KEYS = {
   carol: 'key-acme-carol-0123456789',
   dave: 'key-acme-dave-0123456789a',
   erin: 'key-acme-erin-0123456789a',
+  gina: 'key-globex-gina-012345678',
 } as const;
 type Owner = keyof typeof KEYS;
+const tenantOf = (o: Owner) => (o === 'gina' ? 'globex' : 'acme');
 
 let stack: Stack;
 let worker: SchedulerWorker;
@@ -36,7 +44,11 @@ const logs: string[] = [];
 
 /** The key file as the operator writes it: hashed keys of these owners of tenant acme. */
 const writeKeys = (...owners: Owner[]) =>
-  writeFileSync(keyFile, owners.map((o) => `${hashApiKey(KEYS[o])}=acme:${o}`).join('\n'));
+  writeFileSync(keyFile, owners.map((o) => `${hashApiKey(KEYS[o])}=${tenantOf(o)}:${o}`).join('\n'));
+
+/** The deployment's owner registry, as the API's reports left it. */
+const registry = () =>
+  stack.client.workflow.getHandle(OWNER_REGISTRY_WORKFLOW_ID).query(ownerRegistryDescribeQuery);
 
 const call = async (method: string, path: string, owner: Owner, body?: unknown) => {
   const response = await fetch(`${api.url}${path}`, {
@@ -93,6 +105,12 @@ beforeAll(async () => {
     ownerReconcileIntervalMs: 3_000,
     log: (line) => logs.push(line),
   });
+  // The registry learns the deployment's owners from the API's first report; removals count from there.
+  await eventually(
+    'the first owner report',
+    async () => ((await registry()).known.length === 5 ? true : undefined),
+    60_000,
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -207,6 +225,73 @@ describe('owner revocation without gaps', () => {
     const revoked = await revokedSchedule('bob-report', 'bob');
     expect(revoked.owner_ref).toBe('dave');
     await call('POST', '/v1/schedules/bob-report/cancel', 'bob');
+  });
+
+  it('a key file that names no owner of a tenant is refused, loudly, and revokes nothing', async () => {
+    const created = await call('POST', '/v1/schedules', 'alice', {
+      schedule_id: 'alice-yearly',
+      timing: { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' },
+      target: { type: 'EVENT', event_type: 'alice', sink_url: sink.url },
+    });
+    expect(created.status).toBe(201);
+    const before = await registry();
+    // The operator deploys the wrong key file: another tenant's only.
+    writeKeys('gina');
+    await eventually(
+      'the refused report',
+      async () =>
+        logs.some((l) => /REFUSED mass revocation: .*every owner of tenant acme/.test(l)) ? true : undefined,
+      30_000,
+    );
+    const after = await registry();
+    expect(after.reconciles).toBeGreaterThan(before.reconciles);
+    expect(after.known).toEqual(before.known);
+    writeKeys('alice', 'bob', 'erin');
+    await eventually(
+      "alice's key back",
+      async () =>
+        (await call('GET', '/v1/schedules/alice-yearly', 'alice')).status === 200 ? true : undefined,
+      20_000,
+    );
+    expect((await stack.sdk.get('alice-yearly')).owner_revoked_at).toBeNull();
+  });
+
+  it('a development start against this server (no keys) reports no owners and revokes nothing', async () => {
+    const dev = spawnProcess(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'src/main.ts')],
+      {
+        ...process.env,
+        SCHEDULER_ROLE: 'api',
+        TEMPORAL_ADDRESS: stack.server.address,
+        TEMPORAL_TASK_QUEUE: SCHEDULER_QUEUE,
+        SCHEDULER_API_PORT: String(await freePort()),
+        SCHEDULER_DATA_DIR: join(stack.dir, 'laptop'),
+      },
+      repoRoot,
+    );
+    stack.processes.push(dev);
+    await dev.waitFor(/ready; Ctrl-C/, 120_000);
+    const before = await registry();
+    expect(dev.output()).toMatch(/development key for tenant 'dev'/);
+    // Its reconcile would run at start; the API of this file reports every 3 s meanwhile.
+    await eventually(
+      'two more reports',
+      async () => ((await registry()).reconciles >= before.reconciles + 2 ? true : undefined),
+      30_000,
+    );
+    // Every report the registry was sent, by whom: none named the development owner.
+    const { events } = await stack.client.workflow.getHandle(OWNER_REGISTRY_WORKFLOW_ID).fetchHistory();
+    const reports = (events ?? [])
+      .flatMap(
+        (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads ?? [],
+      )
+      .map((p) => Buffer.from(p.data ?? []).toString('utf8'));
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    expect(reports.filter((r) => r.includes('dev/developer'))).toEqual([]);
+    expect((await stack.sdk.get('alice-yearly')).owner_revoked_at).toBeNull();
+    dev.child.kill('SIGTERM');
+    await dev.exit;
   });
 
   it('a key removed while Temporal is down revokes its owner once Temporal answers again (retried)', async () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,7 +47,14 @@ describe('npm start (src/main.ts)', () => {
     });
     await running.waitFor(/ready; Ctrl-C stops everything/, 90_000);
     expect(running.output()).toContain(`Web UI:     http://127.0.0.1:${uiPort}`);
-    expect(running.output()).toMatch(/API key:\s+dev_\S+/);
+    // Development: a key is made and kept in the data dir; stdout here is a pipe (a log pipeline), so the
+    // key itself is not printed.
+    const devKey = readFileSync(join(dataDir, 'dev-api-key'), 'utf8').trim();
+    expect(devKey).toMatch(/^dev_/);
+    expect(running.output()).toMatch(
+      /API key: +development key for tenant 'dev' in .*dev-api-key \(not printed/,
+    );
+    expect(running.output()).not.toContain(devKey);
 
     const health = await fetch(`http://127.0.0.1:${apiPort}/v1/health`);
     expect(health.status).toBe(200);
@@ -62,7 +69,7 @@ describe('npm start (src/main.ts)', () => {
     );
     const sink = await startEventSink();
     try {
-      const key = readFileSync(join(dataDir, 'dev-api-key'), 'utf8').trim();
+      const key = devKey;
       const created = await fetch(`http://127.0.0.1:${apiPort}/v1/schedules`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -87,6 +94,36 @@ describe('npm start (src/main.ts)', () => {
     // Nothing is left listening: the dev server and its UI went down with the product.
     expect(await portAnswers(uiPort)).toBe(false);
     expect(await portAnswers(apiPort)).toBe(false);
+  });
+
+  it.each([
+    [
+      'NODE_ENV=production without keys',
+      { NODE_ENV: 'production' },
+      /no API keys in production \(NODE_ENV=production\): set SCHEDULER_API_KEYS or SCHEDULER_API_KEY_FILE/,
+    ],
+    [
+      'an API on every interface without keys',
+      { SCHEDULER_API_HOST: '0.0.0.0' },
+      /no API keys in production \(the API binds 0\.0\.0\.0\)/,
+    ],
+    ['SCHEDULER_API_KEYS set but empty', { SCHEDULER_API_KEYS: ' ' }, /SCHEDULER_API_KEYS is set but empty/],
+  ])('refuses to start with %s, in one line, making no development key', async (_what, env, message) => {
+    const dataDir = tempDir('production');
+    running = startProduct({
+      ...env,
+      SCHEDULER_API_PORT: String(await freePort()),
+      SCHEDULER_DATA_DIR: dataDir,
+    });
+    const { code } = await running.exit;
+    expect(code).not.toBe(0);
+    const errorLines = running
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('error:'));
+    expect(errorLines).toHaveLength(1);
+    expect(errorLines[0]).toMatch(message);
+    expect(existsSync(join(dataDir, 'dev-api-key'))).toBe(false);
   });
 
   it('says in one line that TEMPORAL_ADDRESS is not reachable', async () => {

@@ -109,6 +109,7 @@ describe('tenant policy: WORKFLOW_SIGNAL targets', () => {
     'schedule/acme/sibling',
     'schedule/globex/theirs',
     'occurrence/acme/sibling/2026-01-01T00:00:00.000Z',
+    'scheduler-owner-registry',
   ])('never admits a scheduler workflow (%s), not even under an open policy', (id) => {
     for (const p of [policy, TenantPolicy.openToAll()]) {
       expect(p.check('acme', signal(id), context)).toMatchObject({

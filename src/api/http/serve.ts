@@ -4,7 +4,7 @@ import { unwatchFile, watchFile } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
-import { revokeUnauthorizedOwners } from '../owners.js';
+import { reconcileOwners } from '../owners.js';
 import { createApiMetrics } from './metrics.js';
 import { buildApi } from './server.js';
 
@@ -21,6 +21,10 @@ export interface ServeApiOptions {
   tenantPolicy: () => TenantPolicy;
   /** How often the owner reconcile runs besides key changes (ms; default 5 minutes). */
   ownerReconcileIntervalMs?: number;
+  /** SCHEDULER_ALLOW_MASS_REVOCATION. */
+  allowMassRevocation?: boolean;
+  /** SCHEDULER_MAX_REVOCATION_SHARE (default 0.5). */
+  maxRevocationShare?: number;
   rateLimitPerMinute: number;
   temporalTimeoutMs: number;
   logLevel: string;
@@ -58,7 +62,19 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
   const reconciler = devKey
     ? null
     : ownerReconciler({
-        reconcile: () => revokeUnauthorizedOwners(options.client, ring.principals(), signalled),
+        reconcile: async () => {
+          const result = await reconcileOwners(options.client, ring.principals(), {
+            taskQueue: options.taskQueue,
+            allowMassRevocation: options.allowMassRevocation ?? false,
+            maxShare: options.maxRevocationShare ?? 0.5,
+            signalled,
+          });
+          // Loud: a refused report means the keys this process holds are probably not the intended ones.
+          if (result.registry.refused) options.log(`REFUSED mass revocation: ${result.registry.refused}`);
+          if (result.registry.newlyRevoked.length > 0)
+            options.log(`owners revoked by the key configuration: ${result.registry.newlyRevoked.join(', ')}`);
+          return result;
+        },
         intervalMs: options.ownerReconcileIntervalMs ?? 5 * 60_000,
         log: options.log,
       });

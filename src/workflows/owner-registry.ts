@@ -1,0 +1,83 @@
+// The owners a deployment's key configuration has held, kept durably in one small workflow, so that an
+// owner is revoked only when it disappeared from a configuration the deployment had before — never
+// because a process started with fewer keys (an unset variable, a replica with a partial key set, a
+// developer's laptop pointed at production). Every API replica reports the owners its keys name; the
+// workflow answers which owners are revoked, one report at a time, with a brake on mass revocation.
+import * as wf from '@temporalio/workflow';
+import {
+  type OwnerReconcileRequest,
+  type OwnerReconcileResult,
+  ownerRegistryDescribeQuery,
+  reconcileOwnersUpdate,
+} from './definitions.js';
+
+export interface OwnerRegistryState {
+  /** `tenant/owner` of every owner the latest accepted configuration had. */
+  known: string[];
+  /** Owners that left the configuration and are not back: their schedules refuse their slots. */
+  revoked: string[];
+  /** Reconciles answered (for the Web UI and tests). */
+  reconciles: number;
+}
+
+/** Revoked owners kept; beyond it the oldest are forgotten (their schedules stay revoked). */
+const REVOKED_KEPT = 1000;
+const CONTINUE_AS_NEW_AFTER = 2000;
+
+const tenantOf = (owner: string) => owner.slice(0, owner.indexOf('/'));
+
+/**
+ * One report of the owners a configuration names. The first report of a deployment only learns them. An
+ * owner that was known and is absent is revoked, unless the report would revoke every owner of a tenant or
+ * more than `maxShare` of the known owners (a mistake looks like that: a missing variable, the wrong key
+ * file), which is refused — and nothing learned from it — unless mass revocation is allowed.
+ */
+export function reconcileOwners(
+  state: OwnerRegistryState,
+  request: OwnerReconcileRequest,
+): { state: OwnerRegistryState; result: OwnerReconcileResult } {
+  const present = new Set(request.present);
+  const gone = state.known.filter((o) => !present.has(o));
+  const tenantsEmptied = [...new Set(gone.map(tenantOf))].filter(
+    (t) => !request.present.some((o) => tenantOf(o) === t),
+  );
+  const share = state.known.length === 0 ? 0 : gone.length / state.known.length;
+  const reconciles = state.reconciles + 1;
+  if (!request.allowMassRevocation && (tenantsEmptied.length > 0 || share > request.maxShare)) {
+    const why =
+      tenantsEmptied.length > 0
+        ? `it would revoke every owner of tenant${tenantsEmptied.length > 1 ? 's' : ''} ${tenantsEmptied.join(', ')}`
+        : `it would revoke ${gone.length} of ${state.known.length} owners (more than ${Math.round(request.maxShare * 100)} %)`;
+    return {
+      state: { ...state, reconciles },
+      result: {
+        revoked: state.revoked.filter((o) => !present.has(o)),
+        newlyRevoked: [],
+        refused: `key configuration not applied to schedule owners: ${why}; fix the keys, or set SCHEDULER_ALLOW_MASS_REVOCATION=1 if this is meant`,
+      },
+    };
+  }
+  const revoked = [...state.revoked.filter((o) => !present.has(o) && !gone.includes(o)), ...gone].slice(
+    -REVOKED_KEPT,
+  );
+  return {
+    state: { known: [...present].sort(), revoked, reconciles },
+    result: { revoked, newlyRevoked: gone, refused: null },
+  };
+}
+
+export async function ownerRegistryWorkflow(carried?: OwnerRegistryState): Promise<void> {
+  let state: OwnerRegistryState = carried ?? { known: [], revoked: [], reconciles: 0 };
+  wf.setHandler(ownerRegistryDescribeQuery, () => state);
+  // Synchronous: reports are applied one at a time, in the order the server accepted them.
+  wf.setHandler(reconcileOwnersUpdate, (request) => {
+    const next = reconcileOwners(state, request);
+    state = next.state;
+    return next.result;
+  });
+  await wf.condition(
+    () => wf.workflowInfo().continueAsNewSuggested || wf.workflowInfo().historyLength > CONTINUE_AS_NEW_AFTER,
+  );
+  await wf.condition(wf.allHandlersFinished);
+  await wf.continueAsNew<typeof ownerRegistryWorkflow>(state);
+}
