@@ -30,6 +30,13 @@ export const EnvironmentSchema = z.object({
   /** Where a worker process serves its Prometheus metrics (SCHEDULER_ROLE=worker: set it to scrape). */
   SCHEDULER_METRICS_PORT: port.optional(),
   SCHEDULER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** When set, the API's GET /metrics needs `Authorization: Bearer <token>`; in production, it is served only then. */
+  SCHEDULER_METRICS_TOKEN: z
+    .string()
+    .regex(/^\S{16,}$/, 'at least 16 characters, no spaces (e.g. `openssl rand -hex 24`)')
+    .optional(),
+  /** `production` counts as a production deployment (the API's /metrics then needs SCHEDULER_METRICS_TOKEN). */
+  NODE_ENV: z.string().optional(),
   /** An active schedule whose next run is older than this many seconds counts as overdue. */
   SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
   SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),

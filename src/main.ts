@@ -128,6 +128,8 @@ async function main(): Promise<void> {
         logLevel: env.SCHEDULER_LOG_LEVEL,
         overdueAfterSeconds: env.SCHEDULER_OVERDUE_AFTER_S,
         workerMetricsUrl: workerMetricsAddress ? `http://${workerMetricsAddress}/metrics` : null,
+        metricsToken: env.SCHEDULER_METRICS_TOKEN,
+        nodeEnv: env.NODE_ENV,
         log,
       });
       devKey = api.devKey;

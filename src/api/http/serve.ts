@@ -2,6 +2,7 @@
 // when it changes), the owners whose keys are gone stopped (src/api/owners.ts), then listen.
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Client } from '@temporalio/client';
+import { classifyAddress } from '../../model/network-address.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
 import { revokeUnauthorizedOwners } from '../owners.js';
@@ -28,6 +29,10 @@ export interface ServeApiOptions {
   overdueAfterSeconds?: number;
   /** The worker runtime's Prometheus endpoint in this process, appended to GET /metrics. */
   workerMetricsUrl?: string | null;
+  /** SCHEDULER_METRICS_TOKEN: GET /metrics needs it as a bearer token when set. */
+  metricsToken?: string | undefined;
+  /** NODE_ENV: `production` makes this a production deployment (see isProductionDeployment). */
+  nodeEnv?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -36,6 +41,35 @@ export interface RunningApi {
   /** The development key made because no keys were configured, else null. */
   devKey: string | null;
   close(): Promise<void>;
+}
+
+/** Whether `host` (SCHEDULER_API_HOST) reaches only this machine: `localhost` or a loopback address. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  try {
+    return classifyAddress(literal).range === 'loopback';
+  } catch {
+    // A name other than localhost may resolve anywhere.
+    return false;
+  }
+}
+
+/**
+ * A production deployment, for what the API shows without a key: API keys are configured (the development
+ * key is made only when none are), NODE_ENV is `production`, or the API listens beyond loopback.
+ */
+export function isProductionDeployment(config: {
+  apiKeys?: string | undefined;
+  apiKeyFile?: string | undefined;
+  nodeEnv?: string | undefined;
+  host: string;
+}): boolean {
+  return (
+    Boolean(config.apiKeys?.trim() || config.apiKeyFile) ||
+    config.nodeEnv === 'production' ||
+    !isLoopbackHost(config.host)
+  );
 }
 
 export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
@@ -63,6 +97,12 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
         log: options.log,
       });
 
+  const production = isProductionDeployment(options);
+  if (production && !options.metricsToken) {
+    options.log(
+      'GET /metrics on the API answers 404 (production without SCHEDULER_METRICS_TOKEN): set the token to scrape it; worker metrics are on SCHEDULER_METRICS_PORT',
+    );
+  }
   const app = await buildApi({
     client: options.client,
     taskQueue: options.taskQueue,
@@ -70,12 +110,15 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     keys: () => ring,
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,
+    publicRateLimitPerMinute: options.rateLimitPerMinute,
     temporalTimeoutMs: options.temporalTimeoutMs,
     metrics: createApiMetrics({
       client: options.client,
       overdueAfterSeconds: options.overdueAfterSeconds ?? 300,
       workerMetricsUrl: options.workerMetricsUrl ?? null,
     }),
+    metricsToken: options.metricsToken,
+    production,
     logger: {
       level: options.logLevel,
       // Keys never reach the logs.
