@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '../scripts/toolchain.mjs';
+import { classifyAddress } from './model/network-address.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -27,7 +28,6 @@ export const EnvironmentSchema = z.object({
   SCHEDULER_ALLOW_MASS_REVOCATION: z.enum(['0', '1']).default('0'),
   /** Above this share of the known owners a key configuration is refused as a likely mistake. */
   SCHEDULER_MAX_REVOCATION_SHARE: z.coerce.number().min(0).max(1).default(0.5),
-  NODE_ENV: z.string().optional(),
   /** Replaced by `event_sinks` in SCHEDULER_TENANTS_FILE (0.5): set, it stops the start with how to migrate. */
   SCHEDULER_EVENT_SINKS: z.string().optional(),
   SCHEDULER_API_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
@@ -35,6 +35,13 @@ export const EnvironmentSchema = z.object({
   /** Where a worker process serves its Prometheus metrics (SCHEDULER_ROLE=worker: set it to scrape). */
   SCHEDULER_METRICS_PORT: port.optional(),
   SCHEDULER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** When set, the API's GET /metrics needs `Authorization: Bearer <token>`; in production, it is served only then. */
+  SCHEDULER_METRICS_TOKEN: z
+    .string()
+    .regex(/^\S{16,}$/, 'at least 16 characters, no spaces (e.g. `openssl rand -hex 24`)')
+    .optional(),
+  /** `production` counts as a production deployment (the API's /metrics then needs SCHEDULER_METRICS_TOKEN). */
+  NODE_ENV: z.string().optional(),
   /** An active schedule whose next run is older than this many seconds counts as overdue. */
   SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
   SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
@@ -69,15 +76,46 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   return parsed.data;
 }
 
-/** Why this process is a production one, or none (development: `npm start` on a laptop). */
-export function productionReasons(env: Environment): string[] {
+/** What decides whether a process is a production one (environment names in brackets). */
+export interface DeploymentFacts {
+  /** SCHEDULER_API_KEYS */
+  apiKeys?: string | undefined;
+  /** SCHEDULER_API_KEY_FILE */
+  apiKeyFile?: string | undefined;
+  /** NODE_ENV */
+  nodeEnv?: string | undefined;
+  /** SCHEDULER_API_HOST */
+  host: string;
+}
+
+/**
+ * Why this is a production deployment, or none (development: `npm start` on a laptop): API keys are
+ * configured (a development key is made only when none are), NODE_ENV is `production`, or the API listens
+ * beyond loopback.
+ */
+export function productionReasons(facts: DeploymentFacts): string[] {
   const reasons: string[] = [];
-  if (env.SCHEDULER_API_KEYS !== undefined || env.SCHEDULER_API_KEY_FILE !== undefined)
-    reasons.push('API keys are configured');
-  if (env.NODE_ENV === 'production') reasons.push('NODE_ENV=production');
-  if (!isLoopbackHost(env.SCHEDULER_API_HOST)) reasons.push(`the API binds ${env.SCHEDULER_API_HOST}`);
+  if (facts.apiKeys?.trim() || facts.apiKeyFile) reasons.push('API keys are configured');
+  if (facts.nodeEnv === 'production') reasons.push('NODE_ENV=production');
+  if (!isLoopbackHost(facts.host)) reasons.push(`the API binds ${facts.host}`);
   return reasons;
 }
 
-const isLoopbackHost = (host: string) =>
-  host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+export const deploymentFacts = (env: Environment): DeploymentFacts => ({
+  apiKeys: env.SCHEDULER_API_KEYS,
+  apiKeyFile: env.SCHEDULER_API_KEY_FILE,
+  nodeEnv: env.NODE_ENV,
+  host: env.SCHEDULER_API_HOST,
+});
+
+/** Whether `host` (SCHEDULER_API_HOST) reaches only this machine: `localhost` or a loopback address. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  try {
+    return classifyAddress(literal).range === 'loopback';
+  } catch {
+    // A name other than localhost may resolve anywhere.
+    return false;
+  }
+}

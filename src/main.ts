@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
 import { devApiKeyFile } from './api/auth.js';
 import { serveApi } from './api/http/serve.js';
-import { loadEnvironment, productionReasons } from './config.js';
+import { deploymentFacts, loadEnvironment, productionReasons } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
 import { assertPortFree, freePort } from './runtime/ports.js';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   try {
-    const production = productionReasons(env);
+    const production = productionReasons(deploymentFacts(env));
     const keysConfigured = env.SCHEDULER_API_KEYS !== undefined || env.SCHEDULER_API_KEY_FILE !== undefined;
     // A development key exists only in development: in production a missing key variable is an outage of
     // this process, never an API that answers every tenant's name with a key printed to the log pipeline.
@@ -141,6 +141,8 @@ async function main(): Promise<void> {
         logLevel: env.SCHEDULER_LOG_LEVEL,
         overdueAfterSeconds: env.SCHEDULER_OVERDUE_AFTER_S,
         workerMetricsUrl: workerMetricsAddress ? `http://${workerMetricsAddress}/metrics` : null,
+        metricsToken: env.SCHEDULER_METRICS_TOKEN,
+        nodeEnv: env.NODE_ENV,
         log,
       });
       devKey = api.devKey;

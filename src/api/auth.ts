@@ -188,6 +188,25 @@ function bearerToken(header: string | undefined): string | null {
 }
 
 /**
+ * One shared secret a caller sends as `Authorization: Bearer <secret>` (SCHEDULER_METRICS_TOKEN), held only
+ * as its SHA-256. Both sides are hashed before the constant-time comparison, so neither the secret's
+ * contents nor its length show in the response time.
+ */
+export class BearerSecret {
+  readonly #digest: Buffer;
+
+  constructor(secret: string) {
+    this.#digest = sha256(secret);
+  }
+
+  /** Whether the `Authorization` header carries this secret. */
+  matches(authorizationHeader: string | undefined): boolean {
+    const presented = bearerToken(authorizationHeader);
+    return presented !== null && timingSafeEqual(sha256(presented), this.#digest);
+  }
+}
+
+/**
  * The configured API keys, held only as SHA-256 hashes. Immutable: to reload, call KeyRing.fromConfig
  * again (it is cheap) and swap the reference.
  */

@@ -88,7 +88,6 @@ export interface TargetContext {
   defaultJobTaskQueue: string;
 }
 
-
 const matches = (patterns: readonly string[], value: string) =>
   patterns.some((p) => (p.endsWith('*') ? value.startsWith(p.slice(0, -1)) : p === value));
 

@@ -76,9 +76,11 @@ export interface OwnerReconcileResult {
 export const reconcileOwnersUpdate = defineUpdate<OwnerReconcileResult, [OwnerReconcileRequest]>(
   'reconcileOwners',
 );
-export const ownerRegistryDescribeQuery = defineQuery<{ known: string[]; revoked: string[]; reconciles: number }>(
-  'describeOwners',
-);
+export const ownerRegistryDescribeQuery = defineQuery<{
+  known: string[];
+  revoked: string[];
+  reconciles: number;
+}>('describeOwners');
 
 /** Error types the handlers reject with (ApplicationFailure.type), mapped to API errors by the client. */
 export const VERSION_CONFLICT = 'VersionConflict';

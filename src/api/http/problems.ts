@@ -91,7 +91,7 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'rate-limited',
         'Too many requests',
         429,
-        'This API key sent more requests than its limit allows: wait `Retry-After` seconds.',
+        'This API key (on the public routes: this client address) sent more requests than its limit allows: wait `Retry-After` seconds.',
       ],
       [
         'unavailable',

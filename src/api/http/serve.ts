@@ -2,6 +2,7 @@
 // when it changes), the owners whose keys are gone stopped (src/api/owners.ts), then listen.
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Client } from '@temporalio/client';
+import { productionReasons } from '../../config.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
 import { reconcileOwners } from '../owners.js';
@@ -32,6 +33,10 @@ export interface ServeApiOptions {
   overdueAfterSeconds?: number;
   /** The worker runtime's Prometheus endpoint in this process, appended to GET /metrics. */
   workerMetricsUrl?: string | null;
+  /** SCHEDULER_METRICS_TOKEN: GET /metrics needs it as a bearer token when set. */
+  metricsToken?: string | undefined;
+  /** NODE_ENV: `production` makes this a production deployment (see isProductionDeployment). */
+  nodeEnv?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -72,13 +77,21 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
           // Loud: a refused report means the keys this process holds are probably not the intended ones.
           if (result.registry.refused) options.log(`REFUSED mass revocation: ${result.registry.refused}`);
           if (result.registry.newlyRevoked.length > 0)
-            options.log(`owners revoked by the key configuration: ${result.registry.newlyRevoked.join(', ')}`);
+            options.log(
+              `owners revoked by the key configuration: ${result.registry.newlyRevoked.join(', ')}`,
+            );
           return result;
         },
         intervalMs: options.ownerReconcileIntervalMs ?? 5 * 60_000,
         log: options.log,
       });
 
+  const production = productionReasons(options).length > 0;
+  if (production && !options.metricsToken) {
+    options.log(
+      'GET /metrics on the API answers 404 (production without SCHEDULER_METRICS_TOKEN): set the token to scrape it; worker metrics are on SCHEDULER_METRICS_PORT',
+    );
+  }
   const app = await buildApi({
     client: options.client,
     taskQueue: options.taskQueue,
@@ -86,12 +99,15 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     keys: () => ring,
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,
+    publicRateLimitPerMinute: options.rateLimitPerMinute,
     temporalTimeoutMs: options.temporalTimeoutMs,
     metrics: createApiMetrics({
       client: options.client,
       overdueAfterSeconds: options.overdueAfterSeconds ?? 300,
       workerMetricsUrl: options.workerMetricsUrl ?? null,
     }),
+    metricsToken: options.metricsToken,
+    production,
     logger: {
       level: options.logLevel,
       // Keys never reach the logs.

@@ -7,7 +7,12 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -16,6 +21,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import {
   BackfillRequest,
@@ -45,14 +51,16 @@ import {
   SchedulePage,
 } from '../../model/http.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
-import type { KeyRing, Principal } from '../auth.js';
+import { BearerSecret, type KeyRing, type Principal } from '../auth.js';
 import { previewRuns, SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
+import { definitionFieldLabel, methodLabel } from './metric-labels.js';
 import type { ApiMetrics } from './metrics.js';
 import {
   HttpProblem,
   PROBLEM_CONTENT_TYPE,
   problemTypes,
+  RETRY_AFTER_SECONDS,
   type RenderedProblem,
   renderProblem,
 } from './problems.js';
@@ -72,12 +80,27 @@ export interface ApiDependencies {
   tenantPolicy: () => TenantPolicy;
   /** Requests per minute per API key (429 beyond). */
   rateLimitPerMinute?: number;
+  /**
+   * Requests per minute per client address on the public routes other than /healthz (429 beyond); default
+   * `rateLimitPerMinute`.
+   */
+  publicRateLimitPerMinute?: number;
   /** Largest request body accepted (413 beyond). */
   bodyLimitBytes?: number;
   /** How long a request waits for Temporal and the worker before answering 503. */
   temporalTimeoutMs?: number;
   /** Prometheus metrics served at GET /metrics; none when unset. */
   metrics?: ApiMetrics;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>` (401 otherwise). */
+  metricsToken?: string | undefined;
+  /**
+   * A production deployment (serve.ts decides: keys configured, NODE_ENV=production or a non-loopback
+   * host): GET /metrics is served only with a `metricsToken`, else it answers 404. Default false (open, as
+   * in development).
+   */
+  production?: boolean;
+  /** How long one readiness check of Temporal answers /readyz and /v1/health (default 2 s). */
+  readinessCacheMs?: number;
   /** Fastify's pino logger options; false for none. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -89,6 +112,52 @@ export const DEFAULT_TEMPORAL_TIMEOUT_MS = 10_000;
 const OPTIONAL_BODY_ACTIONS = ['pause', 'resume', 'trigger', 'cancel'];
 /** A poller seen this recently counts as a live worker for /readyz. */
 const POLLER_FRESH_MS = 2 * 60_000;
+/**
+ * /readyz and /v1/health are public: within this long of a check they answer its result, so a flood of them
+ * costs Temporal one check (two RPCs) per interval, not two RPCs per request.
+ */
+export const DEFAULT_READINESS_CACHE_MS = 2_000;
+
+/** What /readyz says: fixed words only, so no Temporal error text or address reaches an unauthenticated caller. */
+interface Readiness {
+  temporal: 'reachable' | 'unreachable';
+  worker: 'poller seen' | 'no poller' | 'unknown';
+}
+
+/**
+ * `check` run at most once per `cacheMs` (counted from when it finished): callers within that interval get
+ * its result, callers while it runs share it. `check` must not reject.
+ */
+function cachedCheck<T>(
+  check: (log: FastifyBaseLogger) => Promise<T>,
+  cacheMs: number,
+): (log: FastifyBaseLogger) => Promise<T> {
+  let last: { at: number; result: T } | null = null;
+  let running: Promise<T> | null = null;
+  return (log) => {
+    if (last && Date.now() - last.at < cacheMs) return Promise.resolve(last.result);
+    running ??= check(log)
+      .then((result) => {
+        last = { at: Date.now(), result };
+        return result;
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+}
+
+/**
+ * The rate-limit bucket of a request without a principal (a public route): its client address, an IPv6
+ * one by its /64 (one host usually holds a whole /64), as @fastify/rate-limit's own default does.
+ */
+function clientAddressKey(ip: string): string {
+  if (!ipaddr.IPv6.isValid(ip)) return ip;
+  const v6 = ipaddr.IPv6.parse(ip);
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${v6.toString()}/64`).toString()}/64`;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -174,9 +243,10 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   app.decorateRequest('principal', null);
   const definitionRoutes = new Set(['/v1/schedules', '/v1/schedules/:id', '/v1/preview']);
   app.addHook('onResponse', async (request, reply) => {
+    // Every label from a closed set: the route pattern (not the path), a known method, the status.
     deps.metrics?.requests.inc({
       route: request.routeOptions.url ?? 'unmatched',
-      method: request.method,
+      method: methodLabel(request.method),
       status: String(reply.statusCode),
     });
   });
@@ -186,7 +256,9 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     if (rendered.internal) request.log.error({ err }, 'internal error');
     // A definition the API refused for what it means or how it is shaped (not a missing key or a conflict).
     if (rendered.body.code === 'VALIDATION' && definitionRoutes.has(request.routeOptions.url ?? '')) {
-      deps.metrics?.invalidDefinitions.inc({ field: rendered.body.field ?? 'body' });
+      // The label is the field mapped onto the definition's own fields: a key the caller made up is
+      // `unknown_field`, never a series of its own.
+      deps.metrics?.invalidDefinitions.inc({ field: definitionFieldLabel(rendered.body.field) });
     }
     return sendProblem(reply, rendered);
   });
@@ -274,17 +346,23 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === undefined) throw noRoute(request);
   });
+  const perKeyLimit = deps.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  const perAddressLimit = deps.publicRateLimitPerMinute ?? perKeyLimit;
+  // Every request that reaches a handler is limited (only /healthz opts out, below): a request without a
+  // principal got here only through a public route (the hook above refused the rest).
   await app.register(fastifyRateLimit, {
     hook: 'preHandler',
-    max: deps.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    max: (request) => (request.principal ? perKeyLimit : perAddressLimit),
     timeWindow: 60_000,
-    // Per caller (tenant and owner), so one tenant's burst cannot starve another's.
+    // Per caller (tenant and owner), so one tenant's burst cannot starve another's; the public routes
+    // (readiness checks Temporal, metrics render) per client address.
     keyGenerator: (request) =>
-      request.principal ? `${request.principal.tenant_id}/${request.principal.owner_ref}` : request.ip,
-    allowList: (request) => request.principal === null,
-    errorResponseBuilder: (_request, context) => {
+      request.principal
+        ? `caller:${request.principal.tenant_id}/${request.principal.owner_ref}`
+        : `address:${clientAddressKey(request.ip)}`,
+    errorResponseBuilder: (request, context) => {
       const err = new Error(
-        `rate limit of ${context.max} requests per minute for this API key exceeded; retry in ${context.after}`,
+        `rate limit of ${context.max} requests per minute for this ${request.principal ? 'API key' : 'client address'} exceeded; retry in ${context.after}`,
       ) as Error & { statusCode: number };
       err.statusCode = 429;
       return err;
@@ -328,10 +406,57 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   if (deps.metrics) {
     const metrics = deps.metrics;
-    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-      reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.render()),
-    );
+    const token = deps.metricsToken ? new BearerSecret(deps.metricsToken) : null;
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      // The schedule gauges name every tenant with its volumes: in production they need the token.
+      if (!token && deps.production) {
+        throw new HttpProblem(
+          'not-found',
+          'GET /metrics is not served without SCHEDULER_METRICS_TOKEN in production: set it and send `Authorization: Bearer <token>`, or scrape the worker on SCHEDULER_METRICS_PORT',
+          { code: 'NOT_FOUND' },
+        );
+      }
+      if (token && !token.matches(request.headers.authorization)) {
+        reply.header('www-authenticate', 'Bearer');
+        throw new HttpProblem(
+          'unauthorized',
+          request.headers.authorization
+            ? 'the metrics token is not valid'
+            : 'missing Authorization header: send `Authorization: Bearer <SCHEDULER_METRICS_TOKEN>`',
+          { code: 'UNAUTHORIZED' },
+        );
+      }
+      return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.render());
+    });
   }
+
+  // One check for /readyz and /v1/health. Its details (the gRPC error, the poller count) go to the log of
+  // the request that ran it; callers see fixed words only.
+  const readiness = cachedCheck(async (log): Promise<Readiness> => {
+    try {
+      await withDeadline(() => deps.client.workflowService.getSystemInfo({}));
+    } catch (err) {
+      log.warn({ err }, 'readiness: Temporal did not answer');
+      return { temporal: 'unreachable', worker: 'unknown' };
+    }
+    try {
+      const queue = await withDeadline(() =>
+        deps.client.workflowService.describeTaskQueue({
+          namespace: deps.client.options.namespace,
+          taskQueue: { name: deps.taskQueue },
+          taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        }),
+      );
+      const fresh = (queue.pollers ?? []).filter(
+        (p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < POLLER_FRESH_MS,
+      );
+      if (fresh.length === 0) log.warn({ taskQueue: deps.taskQueue }, 'readiness: no scheduler worker polls');
+      return { temporal: 'reachable', worker: fresh.length > 0 ? 'poller seen' : 'no poller' };
+    } catch (err) {
+      log.warn({ err, taskQueue: deps.taskQueue }, 'readiness: the task queue could not be described');
+      return { temporal: 'reachable', worker: 'unknown' };
+    }
+  }, deps.readinessCacheMs ?? DEFAULT_READINESS_CACHE_MS);
 
   const api = app.withTypeProvider<ZodTypeProvider>();
 
@@ -339,6 +464,8 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     '/healthz',
     {
       schema: { tags: ['operations'], summary: 'The process is up', security: [], response: { 200: Health } },
+      // A liveness probe must never be refused: this answer costs nothing, so it is not limited.
+      config: { rateLimit: false },
     },
     async () => ({ status: 'ok' as const, checks: { process: 'up' } }),
   );
@@ -349,44 +476,24 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         tags: ['operations'],
         summary: 'Temporal is reachable and a scheduler worker polls its task queue',
         security: [],
-        response: { 200: Health, 503: Health },
+        response: { 200: Health, 503: Health, ...problemResponses(429) },
       },
     },
-    async (_request, reply) => {
-      const checks: Record<string, string> = {};
-      let ready = true;
-      try {
-        await withDeadline(() => deps.client.workflowService.getSystemInfo({}));
-        checks.temporal = 'reachable';
-        const queue = await withDeadline(() =>
-          deps.client.workflowService.describeTaskQueue({
-            namespace: deps.client.options.namespace,
-            taskQueue: { name: deps.taskQueue },
-            taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-          }),
-        );
-        const fresh = (queue.pollers ?? []).filter(
-          (p) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000 < POLLER_FRESH_MS,
-        );
-        checks.worker = fresh.length > 0 ? `${fresh.length} poller(s) on ${deps.taskQueue}` : 'no poller';
-        ready = fresh.length > 0;
-      } catch (err) {
-        checks.temporal ??= `unreachable: ${(err as Error).message}`;
-        checks.worker ??= 'unknown';
-        ready = false;
-      }
-      if (!ready) reply.code(503).header('retry-after', '5');
-      return { status: ready ? ('ok' as const) : ('unavailable' as const), checks };
+    async (request, reply) => {
+      const checks = await readiness(request.log);
+      const ready = checks.temporal === 'reachable' && checks.worker === 'poller seen';
+      if (!ready) reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
+      return { status: ready ? ('ok' as const) : ('unavailable' as const), checks: { ...checks } };
     },
   );
   // Kept for scripts written against 0.1: the same as /readyz's Temporal check.
-  api.get('/v1/health', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await withDeadline(() => deps.client.workflowService.getSystemInfo({}));
-      return { status: 'ok', temporal: 'reachable', namespace: deps.client.options.namespace };
-    } catch (err) {
-      return reply.code(503).send({ status: 'unavailable', temporal: (err as Error).message });
-    }
+  api.get('/v1/health', { schema: { hide: true } }, async (request, reply) => {
+    const { temporal } = await readiness(request.log);
+    if (temporal === 'reachable') return { status: 'ok', temporal };
+    return reply
+      .code(503)
+      .header('retry-after', String(RETRY_AFTER_SECONDS))
+      .send({ status: 'unavailable', temporal });
   });
 
   const tags = ['schedules'];
