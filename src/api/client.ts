@@ -32,8 +32,8 @@ import {
   toNextRun,
 } from '../model/contracts.js';
 import { scheduleWorkflowId } from '../model/ids.js';
-import { computeSlots, type SlotSpec } from '../model/slots.js';
-import { TenantPolicy } from '../model/tenant-policy.js';
+import { calendarOptionsOf, computeSlots, type SlotSpec } from '../model/slots.js';
+import { TenantPolicy, type TenantQuotas } from '../model/tenant-policy.js';
 import {
   backfillUpdate,
   cancelUpdate,
@@ -63,7 +63,14 @@ import {
   TimingKindKey,
 } from '../workflows/search-attributes.js';
 import type { Principal } from './auth.js';
-import { parseOrThrow, SchedulerError, validationError } from './errors.js';
+import { parseOrThrow, QuotaExceededError, SchedulerError, validationError } from './errors.js';
+import {
+  type BackfillSlotLedger,
+  checkMinInterval,
+  checkPayloadSize,
+  PROCESS_BACKFILL_LEDGER,
+  WORKFLOW_BACKFILL_LIMIT,
+} from './quotas.js';
 
 export interface SchedulerClientOptions {
   client: Client;
@@ -91,6 +98,11 @@ export interface SchedulerClientOptions {
    * this machine's, pass its clock: `() => env.currentTimeMs()`.
    */
   clock?: () => number | Promise<number>;
+  /**
+   * Where backfilled slots are counted for `quotas.max_backfill_slots_per_hour`; default one ledger for the
+   * whole process. The HTTP API passes its own.
+   */
+  backfillLedger?: BackfillSlotLedger;
 }
 
 export interface ListFilter {
@@ -306,6 +318,40 @@ export class SchedulerClient {
     if (!verdict.allowed) throw new SchedulerError('FORBIDDEN_TARGET', verdict.reason, verdict.field);
   }
 
+  /** The tenant's quotas in the policy in force (none without a policy: an SDK embedded with namespace credentials). */
+  private quotas(): TenantQuotas {
+    return (this.options.tenantPolicy?.() ?? ALWAYS_CHECKED).quotas(this.tenant);
+  }
+
+  /**
+   * quotas.max_schedules: the tenant's live schedules (running, not deleted), counted by visibility, which
+   * trails starts by up to a second: a burst of concurrent creates may pass the quota by a few. A create
+   * of a schedule that already exists (an idempotent retry) is answered as usual, never refused.
+   */
+  private async checkScheduleCount(scheduleId: string, spec: ScheduleSpec, sha256: string) {
+    const limit = this.quotas().max_schedules;
+    if (!Number.isFinite(limit)) return null;
+    const { count } = await this.call('', () =>
+      this.options.client.workflowService.countWorkflowExecutions({
+        namespace: this.options.client.options.namespace,
+        query: `${this.listQuery({})} AND ExecutionStatus = 'Running'`,
+      }),
+    );
+    const live = Number(count ?? 0);
+    if (live < limit) return null;
+    try {
+      return await this.existing(scheduleId, spec, sha256);
+    } catch (err) {
+      if (!(err instanceof SchedulerError && err.code === 'NOT_FOUND')) throw err;
+    }
+    throw new QuotaExceededError(
+      `the tenant has ${live} live schedules, its quota is ${limit} (quotas.max_schedules): cancel or delete one first`,
+      null,
+      limit,
+      live,
+    );
+  }
+
   /** At creation, every reminder of a DEADLINE must still be ahead (one already past could never fire). */
   private checkReminders(spec: ScheduleSpec, runs: NextRun[]): void {
     if (spec.timing.kind !== 'DEADLINE' || !spec.timing.reminders) return;
@@ -398,12 +444,16 @@ export class SchedulerClient {
     });
     const spec = parseOrThrow(ScheduleSpec, specInput);
     this.checkTarget(spec);
+    checkPayloadSize(spec.target);
     // One instant for both sides: the workflow counts its slots from the createdAt it is given, so the
     // next runs computed here are the ones it will fire.
     const createdAt = await this.now();
     const runs = validateSpec(scheduleId, spec, createdAt, createdAt);
     this.checkReminders(spec, runs);
+    checkMinInterval(spec.timing, runs, this.quotas());
     const sha256 = definitionHash(spec);
+    const alreadyThere = await this.checkScheduleCount(scheduleId, spec, sha256);
+    if (alreadyThere) return alreadyThere;
     const definition: DefinitionMemo = { sha256, created_at: createdAt, owner_ref: identity.owner_ref };
     try {
       await this.options.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
@@ -588,8 +638,14 @@ export class SchedulerClient {
     const parsed = parseOrThrow(EditRequest, request);
     this.checkTarget(parsed.spec);
     const current = await this.get(scheduleId);
+    // A schedule stored before a quota existed keeps working: only what the edit changes is judged.
+    if (stable(current.target.payload ?? null) !== stable(parsed.spec.target.payload ?? null))
+      checkPayloadSize(parsed.spec.target);
     const now = await this.now();
-    validateSpec(scheduleId, parsed.spec, current.created_at, now);
+    const runs = validateSpec(scheduleId, parsed.spec, current.created_at, now);
+    const calendarOf = (spec: SlotSpec) => stable({ timing: spec.timing, ...calendarOptionsOf(spec) });
+    if (calendarOf(specOf(current)) !== calendarOf(parsed.spec))
+      checkMinInterval(parsed.spec.timing, runs, this.quotas());
     // The editor becomes the owner: a departing owner cannot leave a rewritten schedule under a colleague's name.
     return await this.runUpdate(scheduleId, editUpdate, {
       ...parsed,
@@ -619,7 +675,55 @@ export class SchedulerClient {
 
   async backfill(scheduleId: string, request: BackfillRequest): Promise<BackfillResult> {
     const parsed = parseOrThrow(BackfillRequest, request);
-    return await this.runUpdate(scheduleId, backfillUpdate, parsed);
+    const slots = await this.backfillSlotCount(scheduleId, parsed);
+    const release =
+      slots === null
+        ? () => {}
+        : (this.options.backfillLedger ?? PROCESS_BACKFILL_LEDGER).reserve(
+            this.tenant,
+            slots,
+            this.quotas().max_backfill_slots_per_hour,
+          );
+    try {
+      return await this.runUpdate(scheduleId, backfillUpdate, parsed);
+    } catch (err) {
+      release(); // refused or failed: nothing was backfilled
+      throw err;
+    }
+  }
+
+  /**
+   * The slots a backfill covers, counted as the workflow's slot activity will (same function, same
+   * definition and creation instant), refusing more than quotas.max_backfill_slots. Null when no quota
+   * applies, or when the range passes the workflow's own limit (it answers that one itself, 422).
+   */
+  private async backfillSlotCount(scheduleId: string, request: BackfillRequest): Promise<number | null> {
+    const quotas = this.quotas();
+    if (!Number.isFinite(quotas.max_backfill_slots) && !Number.isFinite(quotas.max_backfill_slots_per_hour))
+      return null;
+    const current = await this.get(scheduleId);
+    const cap = Math.min(quotas.max_backfill_slots, WORKFLOW_BACKFILL_LIMIT);
+    let count: number;
+    try {
+      count = computeSlots({
+        scheduleId,
+        spec: specOf(current),
+        createdAt: current.created_at,
+        after: new Date(Date.parse(request.from) - 1).toISOString(),
+        until: request.to,
+        count: cap + 1,
+      }).slots.length;
+    } catch {
+      return null; // a range the calendar cannot compute: the workflow refuses it with the reason
+    }
+    if (count <= cap) return count;
+    if (quotas.max_backfill_slots >= WORKFLOW_BACKFILL_LIMIT) return null;
+    throw new QuotaExceededError(
+      `the range covers more than ${quotas.max_backfill_slots} slots, this tenant's quota for one backfill (quotas.max_backfill_slots): split it`,
+      'to',
+      quotas.max_backfill_slots,
+      count,
+    );
   }
 
   /** No future runs; emitted occurrences stay (or, with running: 'CANCEL', running targets are cancelled). */

@@ -10,6 +10,7 @@ export const SchedulerErrorCode = z.enum([
   'UNAUTHORIZED',
   'FORBIDDEN',
   'FORBIDDEN_TARGET', // the target is outside the tenant policy: `field` names the target field
+  'QUOTA_EXCEEDED', // a tenant quota of the policy would be exceeded: `limit` and `current` say by how much
   'UNAVAILABLE', // the scheduler worker (or Temporal) did not answer in time: retryable, nothing changed by it
 ]);
 export type SchedulerErrorCode = z.infer<typeof SchedulerErrorCode>;
@@ -32,6 +33,19 @@ export class SchedulerError extends Error {
 
   toBody(): ErrorBody {
     return { error: { code: this.code, field: this.field, reason: this.reason } };
+  }
+}
+
+/** A tenant quota (tenant policy `quotas`) would be exceeded; `limit` and `current` are in its unit. */
+export class QuotaExceededError extends SchedulerError {
+  override name = 'QuotaExceededError';
+  constructor(
+    reason: string,
+    field: string | null,
+    readonly limit: number,
+    readonly current: number,
+  ) {
+    super('QUOTA_EXCEEDED', reason, field);
   }
 }
 

@@ -28,6 +28,22 @@ function nestsWithin(value: unknown, max: number): boolean {
   }
   return true;
 }
+/**
+ * The largest inline payload a create or edit accepts, serialized as JSON (UTF-8). Every occurrence carries
+ * the payload into history, and a backfill dispatches up to 1,000 of them in one workflow task (security
+ * review L7). Input validation only: the request schemas check it (src/model/http.ts, the SDK), so a
+ * schedule stored before the cap keeps working.
+ */
+export const MAX_PAYLOAD_BYTES = 16 * 1024;
+/** The serialized size of a payload in bytes; Infinity when it cannot be serialized. */
+export function payloadBytes(payload: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(payload) ?? '', 'utf8');
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+export const PAYLOAD_TOO_LARGE_REASON = `the payload is larger than ${MAX_PAYLOAD_BYTES / 1024} KiB serialized as JSON: send a payload_ref to data stored elsewhere instead`;
 const payload = z
   .record(z.string(), z.unknown())
   .refine((p) => nestsWithin(p, MAX_PAYLOAD_DEPTH), {

@@ -2,12 +2,35 @@
 // definition: the route validation, the response serialization and the OpenAPI document all read these.
 import { z } from 'zod';
 import { CalendarOptions, Timing } from '../calendar/timing.js';
-import { Identifier, NextRun, Occurrence, Schedule, ScheduleSpec, ScheduleStatus } from './contracts.js';
+import {
+  Identifier,
+  MAX_PAYLOAD_BYTES,
+  NextRun,
+  Occurrence,
+  PAYLOAD_TOO_LARGE_REASON,
+  payloadBytes,
+  Schedule,
+  ScheduleSpec,
+  ScheduleStatus,
+} from './contracts.js';
+
+/**
+ * The payload cap (MAX_PAYLOAD_BYTES) on what a request sends: a shape limit like the nesting depth, so a
+ * 400 naming target.payload. On the requests only, never on the stored contract: a schedule stored with
+ * a larger payload before the cap is still read, edited (other fields) and run.
+ */
+const payloadWithinCap = (request: { target?: unknown }, ctx: z.RefinementCtx) => {
+  const payload = (request.target as { payload?: unknown } | undefined)?.payload;
+  if (payload !== undefined && payloadBytes(payload) > MAX_PAYLOAD_BYTES)
+    ctx.addIssue({ code: 'custom', path: ['target', 'payload'], message: PAYLOAD_TOO_LARGE_REASON });
+};
 
 /** POST /v1/schedules: a definition, optionally with the client's own ID (create is idempotent on it). */
 export const CreateScheduleRequest = ScheduleSpec.extend({
   schedule_id: Identifier.optional().describe('your ID for the schedule (default: a new UUID)'),
-}).strict();
+})
+  .strict()
+  .superRefine(payloadWithinCap);
 export type CreateScheduleRequest = z.input<typeof CreateScheduleRequest>;
 
 // A PATCH names only the fields it changes, so no defaults here (a default would overwrite the current
@@ -29,7 +52,8 @@ export const PatchScheduleRequest = z
     expected_version: z.number().int().min(1).describe('the version this change is based on'),
     ...patchShape,
   })
-  .strict();
+  .strict()
+  .superRefine(payloadWithinCap);
 export type PatchScheduleRequest = z.infer<typeof PatchScheduleRequest>;
 
 export const ScheduleIdParams = z.object({ id: Identifier });
@@ -91,6 +115,8 @@ export const Problem = z
     field: z.string().nullable().describe('path of the failing field, e.g. timing.timezone'),
     errors: z.array(z.object({ field: z.string().nullable(), reason: z.string() })).optional(),
     current_version: z.number().int().optional().describe('on VERSION_CONFLICT: the version to base on'),
+    limit: z.number().optional().describe('on QUOTA_EXCEEDED: the quota'),
+    current: z.number().optional().describe('on QUOTA_EXCEEDED: what the tenant has, or would have'),
   })
   .describe('application/problem+json (RFC 9457)');
 export type Problem = z.infer<typeof Problem>;

@@ -44,6 +44,59 @@ const SinkEntry = z.union([
   }),
 ]);
 
+/**
+ * What one tenant may consume of the shared deployment (security review M3: one tenant must not be able to
+ * starve the others or turn the scheduler into an amplifier). Enforced by the API (src/api/quotas.ts), where
+ * a definition or a backfill enters; `max_handoffs_in_flight` is read by the workflow.
+ */
+export const TenantQuotas = z
+  .strictObject({
+    max_schedules: z
+      .number()
+      .int()
+      .min(0)
+      .default(1000)
+      .describe('live schedules (not ended, not deleted) the tenant may have'),
+    min_interval_s: z
+      .number()
+      .min(0)
+      .default(10)
+      .describe('smallest gap in seconds between two consecutive runs, measured on the next 50 runs'),
+    max_backfill_slots: z.number().int().min(0).default(1000).describe('slots one backfill may cover'),
+    max_backfill_slots_per_hour: z
+      .number()
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe('backfilled slots per sliding hour, counted by each API process'),
+    max_handoffs_in_flight: z
+      .number()
+      .int()
+      .min(1)
+      .default(50)
+      .describe('hand-offs one schedule may have running at once (enforced by the workflow)'),
+    api_units_per_minute: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("the tenant's weighted API budget per minute; default SCHEDULER_API_RATE_LIMIT"),
+  })
+  .describe("what one tenant's schedules may consume");
+export type TenantQuotas = z.infer<typeof TenantQuotas>;
+
+/** The development policies' quotas: no limit (the test suites create schedules firing every second). */
+export const UNLIMITED_QUOTAS: TenantQuotas = Object.freeze({
+  max_schedules: Number.POSITIVE_INFINITY,
+  min_interval_s: 0,
+  max_backfill_slots: Number.POSITIVE_INFINITY,
+  max_backfill_slots_per_hour: Number.POSITIVE_INFINITY,
+  max_handoffs_in_flight: Number.POSITIVE_INFINITY,
+});
+
+/** A tenant's quotas when its entry names none (or it has no entry: it then reaches no target anyway). */
+export const DEFAULT_QUOTAS: TenantQuotas = Object.freeze(TenantQuotas.parse({}));
+
 export const TenantTargets = z
   .strictObject({
     job_task_queues: z
@@ -55,8 +108,9 @@ export const TenantTargets = z
     job_types: z.array(Pattern).default([]).describe('workflow types a JOB (or signal-with-start) may start'),
     signal_workflow_ids: z.array(Pattern).default([]).describe('workflow IDs a WORKFLOW_SIGNAL may signal'),
     event_sinks: z.array(SinkEntry).default([]).describe('URL prefixes an EVENT may POST to'),
+    quotas: TenantQuotas.prefault({}).describe('limits on what the tenant consumes; each has a default'),
   })
-  .describe("what one tenant's schedules may reach");
+  .describe("what one tenant's schedules may reach, and how much they may consume");
 export type TenantTargets = z.infer<typeof TenantTargets>;
 
 export const TenantPolicyFile = z.strictObject({
@@ -196,12 +250,19 @@ export class TenantPolicy {
       job_types: ['*'],
       signal_workflow_ids: ['*'],
       event_sinks: [{ url: '*', private: true }],
+      quotas: UNLIMITED_QUOTAS,
     };
     return new TenantPolicy(new Map(tenantIds.map((t) => [t, open])), false, source);
   }
 
   get isOpenToAll(): boolean {
     return this.openToAll;
+  }
+
+  /** What `tenant` may consume: unlimited in the development policies, else its entry's (defaults filled in). */
+  quotas(tenant: string): TenantQuotas {
+    if (this.openToAll) return UNLIMITED_QUOTAS;
+    return this.tenants.get(tenant)?.quotas ?? DEFAULT_QUOTAS;
   }
 
   tenantIds(): string[] {

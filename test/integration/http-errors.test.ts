@@ -10,7 +10,8 @@ import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { type ApiResponse, type ApiStack, startApiStack } from '../helpers/http-api.js';
 import { eventually } from './support.js';
 
-// One key per group: the rate limit (40/min) is per tenant and owner, and only the burst test may reach it.
+// One key per group. The rate limit is per tenant: the burst test's tenant has a budget of its own of 40
+// units a minute (quotas.api_units_per_minute), the others the default.
 const SHAPE = 'key-acme-shape-0123456789';
 const MEANING = 'key-acme-meaning-01234567';
 const REQUESTS = 'key-acme-requests-0123456';
@@ -21,7 +22,7 @@ const KEYS = [
   `${SHAPE}=acme:shape`,
   `${MEANING}=acme:meaning`,
   `${REQUESTS}=acme:requests`,
-  `${BURST}=acme:burst`,
+  `${BURST}=burstco:burst`,
   `${OPS}=acme:ops`,
   `${OTHER_TENANT}=globex:ops`,
 ].join(',');
@@ -37,8 +38,8 @@ beforeAll(async () => {
     tenantPolicy: TenantPolicy.fromTenants({
       acme: { job_task_queues: ['*'], job_types: ['*'], event_sinks: [ALLOWED_SINKS] },
       globex: { job_task_queues: ['*'], job_types: ['*'] },
+      burstco: { job_task_queues: ['*'], job_types: ['*'], quotas: { api_units_per_minute: RATE_LIMIT } },
     }),
-    rateLimitPerMinute: RATE_LIMIT,
     temporalTimeoutMs: TEMPORAL_TIMEOUT_MS,
   });
 });
@@ -572,7 +573,7 @@ describe('HTTP API: when the server cannot serve', () => {
     expect(problem.detail).toMatch(/retry/i);
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
 
-    // The limit is per caller: the same key on another route is limited too, another tenant is not.
+    // The limit is per tenant: the same key on another route is limited too, another tenant is not.
     expect((await api.call('GET', '/v1/schedules', { key: BURST })).status).toBe(429);
     const other = await api.call('GET', '/v1/schedules', { key: OTHER_TENANT });
     expect(other.status).toBe(200);

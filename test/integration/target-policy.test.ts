@@ -14,7 +14,7 @@ import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
-import { writeTenantsFile } from '../helpers/tenants.js';
+import { OPEN_QUOTAS, writeTenantsFile } from '../helpers/tenants.js';
 import { eventually, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
 
 const ACME = 'acme-key-0123456789abcdef0123';
@@ -85,8 +85,13 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
         // A hostname entry without "private": whatever it resolves to must be public.
         `http://localhost:${named.port}/`,
       ],
+      // Its schedules fire every two seconds: below the default minimum interval.
+      quotas: OPEN_QUOTAS,
     };
-    policyFile = writeTenantsFile(stack.dir, { acme: acmeTargets, wide: { event_sinks: ['*'] } });
+    policyFile = writeTenantsFile(stack.dir, {
+      acme: acmeTargets,
+      wide: { event_sinks: ['*'], quotas: OPEN_QUOTAS },
+    });
     const apiPort = await freePort();
     const metricsPort = await freePort();
     const env = {
@@ -424,7 +429,7 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
       const reloads = (worker.output().match(/tenant policy reloaded/g) ?? []).length;
       writeTenantsFile(stack.dir, {
         acme: { ...acmeTargets, event_sinks: [`${redirector.url}hooks/`] },
-        wide: { event_sinks: ['*'] },
+        wide: { event_sinks: ['*'], quotas: OPEN_QUOTAS },
       });
       await eventually(
         "the worker's reload",

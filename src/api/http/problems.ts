@@ -4,7 +4,7 @@ import { maxHeaderSize } from 'node:http';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { Problem } from '../../model/http.js';
-import { SchedulerError, type SchedulerErrorCode } from '../errors.js';
+import { QuotaExceededError, SchedulerError, type SchedulerErrorCode } from '../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -82,6 +82,12 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         "The schedule's target (job type, task queue, workflow ID or event sink) is outside what the operator's tenant policy allows this tenant; `field` names it and `detail` says which policy entry would allow it.",
       ],
       [
+        'quota-exceeded',
+        'Tenant quota exceeded',
+        403,
+        "The request would take the tenant past a quota of the operator's tenant policy (live schedules, minimum interval, backfill slots): `limit` is the quota, `current` what the tenant has or asks, `field` the field to change; `detail` says which quota.",
+      ],
+      [
         'unprocessable',
         'Unprocessable definition',
         422,
@@ -91,7 +97,7 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'rate-limited',
         'Too many requests',
         429,
-        'This API key (on the public routes: this client address) sent more requests than its limit allows: wait `Retry-After` seconds.',
+        'This tenant (on the public routes: this client address) used up its requests for the minute (weighted by cost: a backfill or a long list counts more than a read): wait `Retry-After` seconds.',
       ],
       [
         'unavailable',
@@ -129,6 +135,7 @@ const bySchedulerCode: Record<SchedulerErrorCode, string> = {
   UNAUTHORIZED: 'unauthorized',
   FORBIDDEN: 'not-found', // never leak that another tenant's schedule exists
   FORBIDDEN_TARGET: 'forbidden-target',
+  QUOTA_EXCEEDED: 'quota-exceeded',
   UNAVAILABLE: 'unavailable',
 };
 
@@ -209,6 +216,7 @@ export function renderProblem(err: unknown, instance: string | undefined): Rende
         code: err.code,
         field: err.field,
         ...(err.code === 'VALIDATION' ? { errors: [{ field: err.field, reason: err.reason }] } : {}),
+        ...(err instanceof QuotaExceededError ? { limit: err.limit, current: err.current } : {}),
       },
       slug === 'unavailable' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {},
     );

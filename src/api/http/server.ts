@@ -54,6 +54,7 @@ import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { BearerSecret, type KeyRing, type Principal } from '../auth.js';
 import { previewRuns, SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
+import { BackfillSlotLedger } from '../quotas.js';
 import { definitionFieldLabel, methodLabel } from './metric-labels.js';
 import type { ApiMetrics } from './metrics.js';
 import {
@@ -64,6 +65,7 @@ import {
   type RenderedProblem,
   renderProblem,
 } from './problems.js';
+import { requestCost, TenantRateLimiter } from './tenant-rate-limit.js';
 
 const HTTP_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -78,7 +80,7 @@ export interface ApiDependencies {
   keys: () => KeyRing;
   /** The tenant policy in force: what each tenant's targets may reach (checked at create and edit). */
   tenantPolicy: () => TenantPolicy;
-  /** Requests per minute per API key (429 beyond). */
+  /** Request units per minute per tenant, weighted by cost (tenant-rate-limit.ts; 429 beyond). */
   rateLimitPerMinute?: number;
   /**
    * Requests per minute per client address on the public routes other than /healthz (429 beyond); default
@@ -346,28 +348,51 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.url === undefined) throw noRoute(request);
   });
-  const perKeyLimit = deps.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
-  const perAddressLimit = deps.publicRateLimitPerMinute ?? perKeyLimit;
-  // Every request that reaches a handler is limited (only /healthz opts out, below): a request without a
-  // principal got here only through a public route (the hook above refused the rest).
+  const perTenantLimit = deps.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  const perAddressLimit = deps.publicRateLimitPerMinute ?? perTenantLimit;
+  // Every request that reaches a handler is limited (only /healthz opts out, below). A request without a
+  // principal got here only through a public route (the hook above refused the rest): those are counted
+  // per client address here (readiness checks Temporal, metrics render); callers with a key by the
+  // weighted per-tenant limiter below.
   await app.register(fastifyRateLimit, {
     hook: 'preHandler',
-    max: (request) => (request.principal ? perKeyLimit : perAddressLimit),
+    max: perAddressLimit,
     timeWindow: 60_000,
-    // Per caller (tenant and owner), so one tenant's burst cannot starve another's; the public routes
-    // (readiness checks Temporal, metrics render) per client address.
-    keyGenerator: (request) =>
-      request.principal
-        ? `caller:${request.principal.tenant_id}/${request.principal.owner_ref}`
-        : `address:${clientAddressKey(request.ip)}`,
-    errorResponseBuilder: (request, context) => {
+    allowList: (request) => request.principal !== null,
+    keyGenerator: (request) => `address:${clientAddressKey(request.ip)}`,
+    errorResponseBuilder: (_request, context) => {
       const err = new Error(
-        `rate limit of ${context.max} requests per minute for this ${request.principal ? 'API key' : 'client address'} exceeded; retry in ${context.after}`,
+        `rate limit of ${context.max} requests per minute for this client address exceeded; retry in ${context.after}`,
       ) as Error & { statusCode: number };
       err.statusCode = 429;
       return err;
     },
   });
+  // Per tenant (all its keys and owners share one budget, so one tenant's burst cannot starve another's),
+  // weighted by cost (tenant-rate-limit.ts); a tenant's `quotas.api_units_per_minute` replaces the default.
+  const tenantLimiter = new TenantRateLimiter();
+  app.addHook('preHandler', async (request, reply) => {
+    const principal = request.principal;
+    if (!principal) return;
+    const tenant = principal.tenant_id;
+    const limit = deps.tenantPolicy().quotas(tenant).api_units_per_minute ?? perTenantLimit;
+    const cost = requestCost(request.method, request.routeOptions.url, request.query);
+    const decision = tenantLimiter.take(tenant, cost, limit);
+    reply.headers({
+      'x-ratelimit-limit': String(decision.limit),
+      'x-ratelimit-remaining': String(decision.remaining),
+      'x-ratelimit-reset': String(decision.resetSeconds),
+    });
+    if (!decision.allowed) {
+      throw new HttpProblem(
+        'rate-limited',
+        `rate limit of ${limit} request units per minute for tenant ${tenant} exceeded (this request costs ${cost}, ${decision.remaining} left); retry in ${decision.resetSeconds} seconds`,
+        { code: 'RATE_LIMITED' },
+        { 'retry-after': String(decision.resetSeconds) },
+      );
+    }
+  });
+  const backfillLedger = new BackfillSlotLedger();
 
   const sdkFor = (request: FastifyRequest) =>
     new SchedulerClient({
@@ -378,6 +403,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       tenantPolicy: deps.tenantPolicy,
       // The SDK's own read deadline would replace the request's: keep them the same.
       readTimeoutMs: timeoutMs,
+      backfillLedger,
     });
   /** Temporal calls of one request share a deadline: an outage answers 503, never hangs. */
   const withDeadline = <T>(fn: () => Promise<T>): Promise<T> =>
@@ -505,7 +531,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         tags,
         summary: 'Create a schedule (idempotent on schedule_id)',
         description:
-          'The same schedule_id with the same definition answers 200 with the existing schedule; with another definition, 409. The owner is the caller.',
+          "The same schedule_id with the same definition answers 200 with the existing schedule; with another definition, 409. The owner is the caller. 403 FORBIDDEN_TARGET for a target outside the tenant policy; 403 QUOTA_EXCEEDED past the tenant's quotas (live schedules, minimum interval), with `limit` and `current`.",
         body: CreateScheduleRequest,
         response: { 200: Schedule, 201: Schedule, ...problemResponses(...common, 403, 409, 422) },
       },
@@ -578,7 +604,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         tags,
         summary: 'Change definition fields (optimistic: expected_version)',
         description:
-          'Each field given replaces the current one whole; null clears an optional field. A stale expected_version answers 409 with current_version.',
+          "Each field given replaces the current one whole; null clears an optional field. A stale expected_version answers 409 with current_version. A changed timing quicker than the tenant's quotas.min_interval_s answers 403 QUOTA_EXCEEDED.",
         params: ScheduleIdParams,
         body: PatchScheduleRequest,
         response: { 200: Schedule, ...problemResponses(...common, 403, 404, 409, 422) },
@@ -688,9 +714,11 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       schema: {
         tags,
         summary: 'Run the slots of a past range (each at most once)',
+        description:
+          "403 QUOTA_EXCEEDED when the range covers more slots than the tenant's quotas allow (one backfill, or per hour).",
         params: ScheduleIdParams,
         body: BackfillRequest,
-        response: { 200: BackfillResult, ...problemResponses(...common, 404, 409, 422) },
+        response: { 200: BackfillResult, ...problemResponses(...common, 403, 404, 409, 422) },
       },
     },
     async (request) => withDeadline(() => sdkFor(request).backfill(request.params.id, request.body)),
