@@ -124,6 +124,8 @@ async function main(): Promise<void> {
         apiKeyFile: env.SCHEDULER_API_KEY_FILE,
         tenantPolicy: tenantPolicy.current,
         rateLimitPerMinute: env.SCHEDULER_API_RATE_LIMIT,
+        authFailuresPerMinute: env.SCHEDULER_API_AUTH_FAILURE_LIMIT,
+        cursorSecret: env.SCHEDULER_CURSOR_SECRET,
         temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
         logLevel: env.SCHEDULER_LOG_LEVEL,
         overdueAfterSeconds: env.SCHEDULER_OVERDUE_AFTER_S,

@@ -8,10 +8,8 @@
 // signal per affected schedule, once per API process.
 import type { Client } from '@temporalio/client';
 import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../workflows/definitions.js';
-import { OwnerKey, ownerKeyValue } from '../workflows/search-attributes.js';
+import { OwnerKey, ownerKeyValue, quoteQueryValue } from '../workflows/search-attributes.js';
 import type { Principal } from './auth.js';
-
-const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 export interface ReconcileResult {
   /** Workflow IDs of the schedules told that their owner is no longer authorized. */
@@ -28,7 +26,7 @@ export async function revokeUnauthorizedOwners(
   authorized: readonly Principal[],
   signalled: Set<string> = new Set(),
 ): Promise<ReconcileResult> {
-  const owners = authorized.map((p) => quote(ownerKeyValue(p.tenant_id, p.owner_ref)));
+  const owners = authorized.map((p) => quoteQueryValue(ownerKeyValue(p.tenant_id, p.owner_ref)));
   const clauses = [`WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`, `ExecutionStatus = 'Running'`];
   if (owners.length > 0) clauses.push(`${OwnerKey.name} NOT IN (${owners.join(', ')})`);
   const revoked: string[] = [];

@@ -22,6 +22,10 @@ export interface ServeApiOptions {
   /** How often the owner reconcile runs besides key changes (ms; default 5 minutes). */
   ownerReconcileIntervalMs?: number;
   rateLimitPerMinute: number;
+  /** Failed authentications a minute from one client address before 429 (default 20; 0: no limit). */
+  authFailuresPerMinute?: number;
+  /** SCHEDULER_CURSOR_SECRET; unset, list cursors hold only on this process. */
+  cursorSecret?: string | undefined;
   temporalTimeoutMs: number;
   logLevel: string;
   /** An active schedule whose next run is older than this is overdue (metrics). */
@@ -70,6 +74,10 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     keys: () => ring,
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,
+    ...(options.authFailuresPerMinute !== undefined
+      ? { authFailuresPerMinute: options.authFailuresPerMinute }
+      : {}),
+    ...(options.cursorSecret ? { cursorSecret: options.cursorSecret } : {}),
     temporalTimeoutMs: options.temporalTimeoutMs,
     metrics: createApiMetrics({
       client: options.client,
