@@ -31,6 +31,17 @@ export const EnvironmentSchema = z.object({
   /** Replaced by `event_sinks` in SCHEDULER_TENANTS_FILE (0.5): set, it stops the start with how to migrate. */
   SCHEDULER_EVENT_SINKS: z.string().optional(),
   SCHEDULER_API_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  /** Requests with an invalid key a minute from one client address before it is answered 429; 0: no limit. */
+  SCHEDULER_API_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).default(20),
+  /**
+   * Signs the API's list cursors. Every API replica of a deployment needs the same one (a cursor one signed
+   * is refused by another); unset, each process makes its own at start, so a cursor holds only on the
+   * process that issued it, until it restarts.
+   */
+  SCHEDULER_CURSOR_SECRET: z
+    .string()
+    .min(32, 'at least 32 characters (e.g. `openssl rand -base64 32`); unset it to sign per process')
+    .optional(),
   SCHEDULER_API_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** Where a worker process serves its Prometheus metrics (SCHEDULER_ROLE=worker: set it to scrape). */
   SCHEDULER_METRICS_PORT: port.optional(),

@@ -137,6 +137,8 @@ async function main(): Promise<void> {
         allowMassRevocation: env.SCHEDULER_ALLOW_MASS_REVOCATION === '1',
         maxRevocationShare: env.SCHEDULER_MAX_REVOCATION_SHARE,
         rateLimitPerMinute: env.SCHEDULER_API_RATE_LIMIT,
+        authFailuresPerMinute: env.SCHEDULER_API_AUTH_FAILURE_LIMIT,
+        cursorSecret: env.SCHEDULER_CURSOR_SECRET,
         temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
         logLevel: env.SCHEDULER_LOG_LEVEL,
         overdueAfterSeconds: env.SCHEDULER_OVERDUE_AFTER_S,

@@ -2,11 +2,22 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { Identifier } from '../model/contracts.js';
 
-/** Who a caller is: every schedule belongs to one tenant and one owner. */
+/**
+ * Who a caller is: every schedule belongs to one tenant and one owner. The tenant is an Identifier, as
+ * in the schedule's workflow ID (`schedule/<tenant>/<id>`): no `/`, quote or backslash, so visibility
+ * queries stay well-formed and `<tenant>/<owner>` (the owner search attribute, the rate-limit key) splits
+ * at its first `/` into one tenant and one owner. The owner may contain `/`, but only visible characters:
+ * no spaces, control or format characters (a bidi override would spell another owner in logs and the UI).
+ */
 export const PrincipalSchema = z.object({
-  tenant_id: z.string().min(1).max(128),
-  owner_ref: z.string().min(1).max(256),
+  tenant_id: Identifier.max(128),
+  owner_ref: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[^\s\p{C}]+$/u, 'visible characters only (no spaces, control or format characters)'),
 });
 export type Principal = z.infer<typeof PrincipalSchema>;
 
@@ -20,7 +31,70 @@ export class ApiKeyConfigError extends ConfigValueError {
   override name = 'ApiKeyConfigError';
 }
 
-const MIN_KEY_LENGTH = 16;
+/** Fewer characters than this cannot carry 128 bits even drawn at random from base64url. */
+export const MIN_KEY_LENGTH = 22;
+const MIN_KEY_BITS = 128;
+/** Below this many bits by character frequencies, a key mostly repeats itself (`aaaa…`, `abab…`). */
+const MIN_KEY_SHANNON_BITS = 64;
+/**
+ * The alphabets a key can be drawn from, smallest first: a key is judged by the smallest one that holds
+ * all its characters. Mixed-case letters alone are not one of them: one random 22-character base64url key
+ * in a hundred has no digit, `-` or `_`, and judged as 52 letters it would fall short of 128 bits.
+ */
+const KEY_ALPHABETS: ReadonlyArray<{ name: string; size: number; pattern: RegExp }> = [
+  { name: 'decimal digits', size: 10, pattern: /^[0-9]+$/ },
+  { name: 'hex digits', size: 16, pattern: /^[0-9a-f]+$/i },
+  { name: 'lower-case letters', size: 26, pattern: /^[a-z]+$/ },
+  { name: 'upper-case letters', size: 26, pattern: /^[A-Z]+$/ },
+  { name: 'base64url characters', size: 64, pattern: /^[A-Za-z0-9_-]+$/ },
+  { name: 'printable characters', size: 94, pattern: /^[\s\S]+$/ },
+];
+/**
+ * Keys the documentation showed: README and docker-compose.yml had `change-me-0123456789`, and operators
+ * copy examples. Any key starting so is refused, whatever follows.
+ */
+const EXAMPLE_KEY_PREFIXES = ['change-me'];
+const GENERATE_KEY_HINT =
+  "make one with `node -e \"console.log('sk_'+require('node:crypto').randomBytes(24).toString('base64url'))\"` or `openssl rand -hex 24`";
+
+/**
+ * Why a plaintext API key is too weak to configure, or null when it is not. Deterministic, and an
+ * estimate (it cannot tell a random key from a memorable one of the same characters): a key needs
+ *  - at least MIN_KEY_LENGTH (22) characters;
+ *  - at least 128 bits as length × log2(alphabet), the alphabet being the smallest of decimal (10), hex
+ *    (16), one-case letters (26), base64url (64) and printable ASCII (94) that holds every character —
+ *    so 22 base64url characters (132 bits) or 32 hex digits (128 bits) are enough, 24 hex digits are not;
+ *  - at least 64 bits as length × the Shannon entropy of its character frequencies, which a random key
+ *    of 22 base64url characters exceeds with a wide margin (about 73 at the very least) and a key that
+ *    repeats a few characters does not;
+ *  - not to be an example key from the documentation (`change-me…`).
+ * Hashed entries (`sha256:<hex>` in SCHEDULER_API_KEY_FILE) cannot be judged: the hash hides the key.
+ */
+export function keyWeakness(key: string): string | null {
+  const lower = key.toLowerCase();
+  if (EXAMPLE_KEY_PREFIXES.some((prefix) => lower.startsWith(prefix))) {
+    return `the key is the documentation's example (change-me…), which anyone can read: ${GENERATE_KEY_HINT}`;
+  }
+  const length = [...key].length;
+  if (length < MIN_KEY_LENGTH) {
+    return `a key has at least ${MIN_KEY_LENGTH} characters (128 bits), this one has ${length}: ${GENERATE_KEY_HINT}`;
+  }
+  const alphabet = KEY_ALPHABETS.find((a) => a.pattern.test(key))!;
+  const bits = Math.floor(length * Math.log2(alphabet.size));
+  if (bits < MIN_KEY_BITS) {
+    const needed = Math.ceil(MIN_KEY_BITS / Math.log2(alphabet.size));
+    return `a key of ${alphabet.name} needs at least ${needed} of them for 128 bits, this one has ${length} (${bits} bits): ${GENERATE_KEY_HINT}`;
+  }
+  const counts = new Map<string, number>();
+  for (const char of key) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let shannon = 0;
+  for (const count of counts.values()) shannon -= count * Math.log2(count / length);
+  if (shannon < MIN_KEY_SHANNON_BITS) {
+    return `the key repeats a few characters (${counts.size} distinct in ${length}), it cannot be random: ${GENERATE_KEY_HINT}`;
+  }
+  return null;
+}
+
 const HASH_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
 /** Checks tenant_id and owner_ref, naming `where` (never the key) when they are unusable. */
@@ -40,19 +114,18 @@ function parseKeySpec(spec: string): Array<{ key: string; principal: Principal; 
     const entry = raw.trim();
     if (!entry) continue;
     const source = `SCHEDULER_API_KEYS entry ${index + 1}`;
-    const match = /^([^=\s]{16,})=([^:\s]+):(\S+)$/.exec(entry);
-    if (!match) {
-      throw new ApiKeyConfigError(
-        `${source} is not 'key=tenant_id:owner_ref' with a key of at least ${MIN_KEY_LENGTH} characters`,
-      );
-    }
+    const match = /^([^=\s]+)=([^:\s]+):(\S+)$/.exec(entry);
+    if (!match) throw new ApiKeyConfigError(`${source} is not 'key=tenant_id:owner_ref'`);
     // A hashed entry pasted here would make its hash the key: anyone who saw the hash could use it.
     if (/^sha256:/i.test(match[1]!)) {
       throw new ApiKeyConfigError(
         `${source} is a hashed key ('sha256:…'); hashed entries belong in SCHEDULER_API_KEY_FILE`,
       );
     }
-    entries.push({ key: match[1]!, principal: principalOf(match[2]!, match[3]!, source), source });
+    const principal = principalOf(match[2]!, match[3]!, source);
+    const weakness = keyWeakness(match[1]!);
+    if (weakness) throw new ApiKeyConfigError(`${source}: ${weakness}`);
+    entries.push({ key: match[1]!, principal, source });
   }
   return entries;
 }
@@ -133,7 +206,7 @@ function assertNoConflicts(entries: readonly ApiKeyEntry[]): void {
 /**
  * Parses the text of SCHEDULER_API_KEY_FILE: one entry per line, either hashed (production)
  * `sha256:<64 hex>=tenant_id:owner_ref` (see hashApiKey) or plaintext `key=tenant_id:owner_ref` with a key
- * of at least 16 characters. Blank lines and lines starting with `#` are ignored. Errors name the line
+ * keyWeakness does not refuse. Blank lines and lines starting with `#` are ignored. Errors name the line
  * and never repeat a key. A file without entries gives `[]` (KeyRing.fromConfig decides if that is enough).
  */
 export function parseApiKeyFile(text: string, source = 'SCHEDULER_API_KEY_FILE'): ApiKeyEntry[] {
@@ -171,9 +244,11 @@ export function parseApiKeyFile(text: string, source = 'SCHEDULER_API_KEY_FILE')
       throw bad(
         `unsupported hash '${keyPart.slice(0, keyPart.indexOf(':'))}:'; only sha256 is supported (see hashApiKey)`,
       );
-    } else if (keyPart.length < MIN_KEY_LENGTH) {
-      throw bad(`a plaintext key has at least ${MIN_KEY_LENGTH} characters, this one has ${keyPart.length}`);
-    } else hash = hashApiKey(keyPart);
+    } else {
+      const weakness = keyWeakness(keyPart);
+      if (weakness) throw bad(weakness);
+      hash = hashApiKey(keyPart);
+    }
     entries.push({ hash, principal, source: where });
   }
   assertNoConflicts(entries);

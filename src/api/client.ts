@@ -1,6 +1,6 @@
 // The TypeScript client SDK. Every operation is scoped to one tenant (the principal the client was made
 // for): schedule workflow IDs embed the tenant, so a caller cannot reach another tenant's schedules.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import {
   type Client,
   ServiceError,
@@ -57,6 +57,7 @@ import {
   NextRunAtKey,
   OwnerKey,
   ownerKeyValue,
+  quoteQueryValue,
   ScheduleIdKey,
   ScheduleStatusKey,
   TenantIdKey,
@@ -103,6 +104,13 @@ export interface SchedulerClientOptions {
    * whole process. The HTTP API passes its own.
    */
   backfillLedger?: BackfillSlotLedger;
+  /**
+   * The secret list cursors are signed with (HMAC-SHA-256): a cursor is accepted only by a client holding
+   * the same secret, so every process that serves pages of one listing (API replicas behind a load
+   * balancer) needs the same one. Unset: a random secret of this process — its cursors stop working after
+   * a restart and on any other process (the caller is told to list again from the start).
+   */
+  cursorSecret?: string;
 }
 
 export interface ListFilter {
@@ -140,6 +148,7 @@ export interface CreateResult {
 }
 
 const GRPC_CANCELLED = 1;
+const GRPC_INVALID_ARGUMENT = 3;
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_NOT_FOUND = 5;
 const GRPC_RESOURCE_EXHAUSTED = 8;
@@ -160,29 +169,39 @@ const stable = (value: unknown): string =>
       : v,
   );
 
-// A list cursor is the server's page token bound to the listing it came from (tenant and filters), so a
-// cursor from another listing, or one we never issued, is a clear error instead of a server failure.
-const queryTag = (query: string) => createHash('sha256').update(query).digest('base64url').slice(0, 16);
+// A list cursor is the server's page token, signed with the cursor secret over the listing it came from
+// (tenant and filters): `base64url(tag ‖ token)`, the tag being the first 16 bytes of
+// HMAC-SHA-256(secret, query ‖ NUL ‖ token). A cursor of another listing, a tampered one or one signed
+// with another secret is refused here, before Temporal sees it: without the key nobody can make a token
+// that Temporal would choke on (INVALID_ARGUMENT, which used to be a 500 and an error log line).
+const CURSOR_TAG_BYTES = 16;
+/** Used when no cursor secret is configured: cursors of this process only. */
+const PROCESS_CURSOR_SECRET = randomBytes(32);
+const CURSOR_REFUSED =
+  'not a cursor of this listing (tampered, from other filters, or signed by another API process or before a restart): list again from the start, without a cursor';
 
-function encodeCursor(token: Uint8Array, query: string): string {
-  return Buffer.from(
-    JSON.stringify({ q: queryTag(query), t: Buffer.from(token).toString('base64url') }),
-  ).toString('base64url');
+const cursorTag = (secret: string | Buffer, query: string, token: Uint8Array): Buffer =>
+  createHmac('sha256', secret)
+    .update(query)
+    .update('\0')
+    .update(token)
+    .digest()
+    .subarray(0, CURSOR_TAG_BYTES);
+
+const cursorRefused = () => new SchedulerError('VALIDATION', CURSOR_REFUSED, 'cursor');
+
+function encodeCursor(secret: string | Buffer, token: Uint8Array, query: string): string {
+  return Buffer.concat([cursorTag(secret, query, token), token]).toString('base64url');
 }
 
-function decodeCursor(cursor: string, query: string): Uint8Array {
-  let parsed: { q?: unknown; t?: unknown } | null = null;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {}
-  if (!parsed || typeof parsed.t !== 'string' || parsed.q !== queryTag(query)) {
-    throw new SchedulerError(
-      'VALIDATION',
-      'not a cursor of this listing: pass the next_cursor of the previous page with the same filters',
-      'cursor',
-    );
+function decodeCursor(secret: string | Buffer, cursor: string, query: string): Uint8Array {
+  const bytes = Buffer.from(cursor, 'base64url');
+  if (bytes.length <= CURSOR_TAG_BYTES) throw cursorRefused();
+  const token = bytes.subarray(CURSOR_TAG_BYTES);
+  if (!timingSafeEqual(bytes.subarray(0, CURSOR_TAG_BYTES), cursorTag(secret, query, token))) {
+    throw cursorRefused();
   }
-  return Buffer.from(parsed.t, 'base64url');
+  return token;
 }
 
 /**
@@ -570,7 +589,7 @@ export class SchedulerClient {
   private listQuery(filter: ListFilter): string {
     const clauses = [
       `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
-      `${TenantIdKey.name} = '${this.tenant.replace(/'/g, '')}'`,
+      `${TenantIdKey.name} = ${quoteQueryValue(this.tenant)}`,
     ];
     // Filter values are enum members (validated by the contracts), never free text.
     if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
@@ -585,7 +604,8 @@ export class SchedulerClient {
    */
   async listPage(filter: ListFilter = {}): Promise<SchedulePage> {
     const query = this.listQuery(filter);
-    const token = filter.cursor ? decodeCursor(filter.cursor, query) : undefined;
+    const secret = this.options.cursorSecret ?? PROCESS_CURSOR_SECRET;
+    const token = filter.cursor ? decodeCursor(secret, filter.cursor, query) : undefined;
     const page = await this.call('', () =>
       this.options.client.workflowService.listWorkflowExecutions({
         namespace: this.options.client.options.namespace,
@@ -593,7 +613,12 @@ export class SchedulerClient {
         pageSize: Math.min(Math.max(filter.limit ?? 20, 1), 100),
         ...(token ? { nextPageToken: token } : {}),
       }),
-    );
+    ).catch((err) => {
+      // A token we signed that the server no longer takes (it changed since, or its visibility store did):
+      // the caller's cursor, not our fault. Without a cursor the query is ours alone: left a server error.
+      if (token && grpcCode(err) === GRPC_INVALID_ARGUMENT) throw cursorRefused();
+      throw err;
+    });
     const ids = (page.executions ?? []).flatMap((execution) => {
       const id = execution.execution?.workflowId?.split('/').slice(2).join('/');
       return id ? [id] : [];
@@ -610,7 +635,7 @@ export class SchedulerClient {
     const next = page.nextPageToken;
     return {
       items: items.filter((item): item is Schedule => item !== null),
-      next_cursor: next && next.length > 0 ? encodeCursor(next, query) : null,
+      next_cursor: next && next.length > 0 ? encodeCursor(secret, next, query) : null,
     };
   }
 

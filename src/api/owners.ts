@@ -22,10 +22,9 @@ import {
   reconcileOwnersUpdate,
   SCHEDULE_WORKFLOW_TYPE,
 } from '../workflows/definitions.js';
-import { OwnerKey, ownerKeyValue } from '../workflows/search-attributes.js';
+import { OwnerKey, ownerKeyValue, quoteQueryValue } from '../workflows/search-attributes.js';
 import type { Principal } from './auth.js';
 
-const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 /** Owners per visibility query (the IN list). */
 const OWNERS_PER_QUERY = 100;
 /** A reconcile gives up after this (the registry's worker down): the caller retries with backoff. */
@@ -69,7 +68,7 @@ export async function reconcileOwners(
   );
   const revoked: string[] = [];
   for (let i = 0; i < registry.revoked.length; i += OWNERS_PER_QUERY) {
-    const owners = registry.revoked.slice(i, i + OWNERS_PER_QUERY).map(quote);
+    const owners = registry.revoked.slice(i, i + OWNERS_PER_QUERY).map(quoteQueryValue);
     const query = [
       `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
       `ExecutionStatus = 'Running'`,

@@ -16,6 +16,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export interface ConnectionFlags {
   url?: string;
   apiKey?: string;
+  /** A file holding the key (its first line): unlike --api-key, out of `ps` and shell history. */
+  apiKeyFile?: string;
   timeout?: string;
 }
 
@@ -26,8 +28,10 @@ export interface Connection {
   /** Where the key came from, for the 401 hint: `--api-key`, `SCHEDULER_API_KEY` or the key file's path. */
   keySource: string | undefined;
   timeoutMs: number;
-  /** The development key file looked at when neither --api-key nor SCHEDULER_API_KEY is set. */
+  /** The development key file looked at when no key is given by flag or environment. */
   keyFile: string;
+  /** One line each, for stderr: how this connection exposes the key. */
+  warnings: string[];
 }
 
 /** The development key file `npm start` writes: `$SCHEDULER_DATA_DIR/dev-api-key`, else `<checkout>/.data/…`. */
@@ -36,9 +40,10 @@ export function devKeyFile(env: NodeJS.ProcessEnv): string {
   return devApiKeyFile(dataDir);
 }
 
+/** The key a file holds (its first line, trimmed), or undefined when there is no file or it is empty. */
 function readKeyFile(path: string): string | undefined {
   if (!existsSync(path)) return undefined;
-  const key = readFileSync(path, 'utf8').trim();
+  const key = readFileSync(path, 'utf8').split(/\r?\n/)[0]!.trim();
   return key === '' ? undefined : key;
 }
 
@@ -72,10 +77,35 @@ export function resolveConnection(
 
   let apiKey: string | undefined;
   let keySource: string | undefined;
+  const warnings: string[] = [];
   const keyFile = devKeyFile(env);
-  if (flags.apiKey !== undefined) {
+  if (flags.apiKey !== undefined && flags.apiKeyFile !== undefined) {
+    throw new UsageError('--api-key', 'give the key once: --api-key or --api-key-file, not both');
+  }
+  if (flags.apiKeyFile !== undefined) {
+    let key: string | undefined;
+    try {
+      key = readKey(flags.apiKeyFile);
+    } catch (err) {
+      throw new UsageError(
+        '--api-key-file',
+        `cannot read ${flags.apiKeyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    if (key === undefined) {
+      throw new UsageError(
+        '--api-key-file',
+        `${flags.apiKeyFile} is missing or empty (it holds the key alone)`,
+      );
+    }
+    apiKey = key;
+    keySource = flags.apiKeyFile;
+  } else if (flags.apiKey !== undefined) {
     apiKey = flags.apiKey;
     keySource = '--api-key';
+    warnings.push(
+      'warning: --api-key is visible to other users in `ps` and stays in shell history: prefer SCHEDULER_API_KEY or --api-key-file',
+    );
   } else if (env.SCHEDULER_API_KEY) {
     apiKey = env.SCHEDULER_API_KEY;
     keySource = 'SCHEDULER_API_KEY';
@@ -83,7 +113,19 @@ export function resolveConnection(
     apiKey = readKey(keyFile);
     if (apiKey !== undefined) keySource = keyFile;
   }
-  return { url, apiKey, keySource, timeoutMs, keyFile };
+  if (apiKey !== undefined && parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
+    warnings.push(
+      `warning: the API key goes in clear text over http to ${parsed.host}, which is not this machine: use https`,
+    );
+  }
+  return { url, apiKey, keySource, timeoutMs, keyFile, warnings };
+}
+
+/** `localhost`, 127.0.0.0/8 or ::1 (a URL's hostname: IPv6 in brackets). */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** The server answered with an error status; `problem` is its RFC 9457 body when it sent one. */
@@ -105,7 +147,7 @@ export class UnavailableError extends Error {
   override name = 'UnavailableError';
 }
 
-/** No key from --api-key, SCHEDULER_API_KEY or the development key file (exit 1, like a 401). */
+/** No key from --api-key(-file), SCHEDULER_API_KEY or the development key file (exit 1, like a 401). */
 export class MissingKeyError extends Error {
   override name = 'MissingKeyError';
   constructor(readonly keyFile: string) {

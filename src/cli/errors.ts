@@ -59,7 +59,7 @@ export function failure(err: unknown): { line: string; exitCode: number } {
   if (err instanceof UnavailableError) return { line: `error: ${err.message}`, exitCode: EXIT.UNAVAILABLE };
   if (err instanceof MissingKeyError) {
     return {
-      line: `error: no API key: set SCHEDULER_API_KEY or --api-key (no development key at ${err.keyFile}; \`npm start\` writes one)`,
+      line: `error: no API key: set SCHEDULER_API_KEY or --api-key-file (no development key at ${err.keyFile}; \`npm start\` writes one)`,
       exitCode: EXIT.OTHER,
     };
   }

@@ -10,11 +10,13 @@ export type { CliIo } from './schedules.js';
 
 const PROGRAM_HELP = `
 Connection (every command but preview):
-  --url <url>       or SCHEDULER_URL      (default ${DEFAULT_URL}; the API \`npm start\` serves)
-  --api-key <key>   or SCHEDULER_API_KEY  (default: the development key \`npm start\` wrote to
-                                           .data/dev-api-key, or $SCHEDULER_DATA_DIR/dev-api-key)
-  --timeout <ms>    how long to wait for an answer
-  --json            print the API's JSON instead of a table
+  --url <url>            or SCHEDULER_URL      (default ${DEFAULT_URL}; the API \`npm start\` serves;
+                                                plain http to another machine: a warning, the key is in clear)
+  --api-key-file <path>  or SCHEDULER_API_KEY  (default: the development key \`npm start\` wrote to
+                                                .data/dev-api-key, or $SCHEDULER_DATA_DIR/dev-api-key)
+  --api-key <key>        the key itself (visible in \`ps\` and shell history: a warning says so)
+  --timeout <ms>         how long to wait for an answer
+  --json                 print the API's JSON instead of a table
 
 ${EXIT_CODES_HELP}
 

@@ -116,8 +116,14 @@ function connectionOptions(cmd: Command): Command {
     )
     .addOption(
       new Option(
+        '--api-key-file <path>',
+        'file holding the API key (or env SCHEDULER_API_KEY; default: the development key `npm start` wrote to .data/dev-api-key, or $SCHEDULER_DATA_DIR/dev-api-key)',
+      ).helpGroup(CONNECTION),
+    )
+    .addOption(
+      new Option(
         '--api-key <key>',
-        'API key (env SCHEDULER_API_KEY; default: the development key `npm start` wrote to .data/dev-api-key, or $SCHEDULER_DATA_DIR/dev-api-key)',
+        'API key on the command line (visible in `ps` and shell history: prefer the file or the environment)',
       ).helpGroup(CONNECTION),
     )
     .addOption(
@@ -238,7 +244,11 @@ const schedulePath = (id: string, suffix = '') =>
   `/v1/schedules/${encodeURIComponent(checkScheduleId(id))}${suffix}`;
 
 export function registerScheduleCommands(program: Command, io: CliIo): void {
-  const client = (flags: CommonFlags) => new ApiClient(resolveConnection(flags, io.env), io.fetch);
+  const client = (flags: CommonFlags) => {
+    const connection = resolveConnection(flags, io.env);
+    for (const warning of connection.warnings) io.stderr(`${warning}\n`);
+    return new ApiClient(connection, io.fetch);
+  };
   const print = (text: string) => io.stdout(`${text}\n`);
   const printJson = (body: unknown) => print(JSON.stringify(body, null, 2));
 

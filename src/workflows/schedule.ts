@@ -49,6 +49,7 @@ import {
   VERSION_MEMO,
 } from './definitions.js';
 import { authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './handoff.js';
+import { markdownLiteral } from './markdown.js';
 import { countOccurrence, type MetricLabels, recordLateness } from './metrics.js';
 import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
 import {
@@ -367,12 +368,14 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       }
     }
     const last = s.occurrences.at(-1);
+    // Markdown in the Web UI: every value a tenant or an operator wrote is a literal (./markdown.ts), never
+    // a link or an image. The details are UI metadata, not a command: changing them leaves history alone.
     wf.setCurrentDetails(
       [
-        `**${s.identity.schedule_id}** (tenant ${s.identity.tenant_id}) v${s.version} — ${s.status}${s.pauseNote ? ` (${s.pauseNote})` : ''}${s.ownerRevoked ? ` — owner ${s.identity.owner_ref} revoked, slots refused` : ''}`,
-        `timing: \`${JSON.stringify(s.spec.timing)}\``,
+        `**${markdownLiteral(s.identity.schedule_id)}** (tenant ${markdownLiteral(s.identity.tenant_id)}) v${s.version} — ${s.status}${s.pauseNote ? ` (${markdownLiteral(s.pauseNote)})` : ''}${s.ownerRevoked ? ` — owner ${markdownLiteral(s.identity.owner_ref)} revoked, slots refused` : ''}`,
+        `timing: ${markdownLiteral(JSON.stringify(s.spec.timing))}`,
         `next run: ${next ?? '—'}`,
-        `last occurrence: ${last ? `${last.scheduled_for} ${last.status}${last.reason ? ` (${last.reason})` : ''}` : '—'}`,
+        `last occurrence: ${last ? `${last.scheduled_for} ${last.status}${last.reason ? ` (${markdownLiteral(last.reason)})` : ''}` : '—'}`,
         `fired ${s.counters.fired}, caught up ${s.counters.caught_up}, skipped ${s.counters.skipped}, failed ${s.counters.failed}, duplicates prevented ${s.counters.duplicates_prevented}`,
       ].join('\n\n'),
     );

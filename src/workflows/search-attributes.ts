@@ -18,6 +18,10 @@ export const OccurrenceIdKey = defineSearchAttributeKey('SchedulerOccurrenceId',
 
 export const ownerKeyValue = (tenantId: string, ownerRef: string): string => `${tenantId}/${ownerRef}`;
 
+/** A string literal of a visibility query: quotes and backslashes escaped, so a value never ends it early. */
+export const quoteQueryValue = (value: string): string =>
+  `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
 export const schedulerSearchAttributes = [
   TenantIdKey,
   ScheduleIdKey,

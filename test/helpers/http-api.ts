@@ -127,6 +127,11 @@ export interface ApiStackOptions {
   /** Default: every tenant reaches every target. */
   tenantPolicy?: TenantPolicy;
   rateLimitPerMinute?: number;
+  /**
+   * Default 0, no limit: the suites send scores of invalid keys from 127.0.0.1 on purpose
+   * (test/unit/http-auth-throttle.test.ts tests the limit).
+   */
+  authFailuresPerMinute?: number;
   temporalTimeoutMs?: number;
 }
 
@@ -169,6 +174,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
     keys: () => ring,
     tenantPolicy: () => tenantPolicy,
     ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+    authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
     ...(options.temporalTimeoutMs ? { temporalTimeoutMs: options.temporalTimeoutMs } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

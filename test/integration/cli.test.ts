@@ -285,10 +285,11 @@ describe('scheduler CLI over the HTTP API', () => {
     expect(expired.code).toBe(2);
     expect(expired.stderr).toMatch(/^error: .*expired.* \(VALIDATION, field timing\.at\)\n$/);
 
+    // A key on the command line works as before, after one line saying it is visible in `ps`.
     const unauthorized = await cli('list', '--api-key', 'not-a-key-0123456789');
     expect(unauthorized.code).toBe(1);
     expect(unauthorized.stderr).toMatch(
-      /^error: .*\(UNAUTHORIZED\); hint: set SCHEDULER_API_KEY or --api-key .*\n$/,
+      /^warning: --api-key is visible to other users in `ps`.*\nerror: .*\(UNAUTHORIZED\); hint: set SCHEDULER_API_KEY or --api-key .*\n$/,
     );
 
     // A closed port: connection refused is "unavailable".

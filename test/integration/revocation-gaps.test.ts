@@ -100,6 +100,8 @@ beforeAll(async () => {
     apiKeyFile: keyFile,
     tenantPolicy: () => TenantPolicy.openToAll(),
     rateLimitPerMinute: 10_000,
+    // A removed key is polled until the reloaded file takes it back: those 401s are not an attack.
+    authFailuresPerMinute: 0,
     temporalTimeoutMs: 10_000,
     logLevel: 'silent',
     ownerReconcileIntervalMs: 3_000,

@@ -1,12 +1,15 @@
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { repoRoot } from '../../scripts/toolchain.mjs';
 import {
   ApiKeyConfigError,
   ConfigValueError,
   developmentApiKey,
   hashApiKey,
   KeyRing,
+  keyWeakness,
   parseApiKeyFile,
   parseApiKeys,
 } from '../../src/api/auth.js';
@@ -27,19 +30,21 @@ vi.mock('node:crypto', async (importOriginal) => {
 
 describe('SCHEDULER_API_KEYS', () => {
   it('maps each key to its tenant and owner', () => {
-    const keys = parseApiKeys('k-0123456789abcdef=acme:ops, k-fedcba9876543210=globex:billing');
-    expect(keys.get('k-0123456789abcdef')).toEqual({ tenant_id: 'acme', owner_ref: 'ops' });
-    expect(keys.get('k-fedcba9876543210')).toEqual({ tenant_id: 'globex', owner_ref: 'billing' });
+    const keys = parseApiKeys('k-0123456789abcdefghij=acme:ops, k-fedcba9876543210jihg=globex:billing');
+    expect(keys.get('k-0123456789abcdefghij')).toEqual({ tenant_id: 'acme', owner_ref: 'ops' });
+    expect(keys.get('k-fedcba9876543210jihg')).toEqual({ tenant_id: 'globex', owner_ref: 'billing' });
   });
 
   it('names the malformed entry', () => {
-    expect(() => parseApiKeys('k-0123456789abcdef=acme:ops,short=acme:ops')).toThrow(/entry 2 is not/);
-    expect(() => parseApiKeys('k-0123456789abcdef=acme')).toThrow(/entry 1 is not/);
+    expect(() => parseApiKeys('k-0123456789abcdefghij=acme:ops,short=acme:ops')).toThrow(
+      /^SCHEDULER_API_KEYS entry 2: a key has at least 22 characters \(128 bits\), this one has 5: make one with/,
+    );
+    expect(() => parseApiKeys('k-0123456789abcdefghij=acme')).toThrow(/entry 1 is not/);
     expect(() => parseApiKeys(' , ')).toThrow(/no entries/);
   });
 
   it('refuses a hashed entry, whose hash would otherwise become a usable key', () => {
-    expect(() => parseApiKeys(`${hashApiKey('k-0123456789abcdef')}=acme:ops`)).toThrow(
+    expect(() => parseApiKeys(`${hashApiKey('k-0123456789abcdefghij')}=acme:ops`)).toThrow(
       /entry 1 is a hashed key .*SCHEDULER_API_KEY_FILE/,
     );
   });
@@ -47,7 +52,7 @@ describe('SCHEDULER_API_KEYS', () => {
   it('reports an unusable tenant as ApiKeyConfigError naming the entry', () => {
     const error = (() => {
       try {
-        parseApiKeys(`k-0123456789abcdef=${'t'.repeat(129)}:ops`);
+        parseApiKeys(`k-0123456789abcdefghij=${'t'.repeat(129)}:ops`);
       } catch (err) {
         return err;
       }
@@ -122,7 +127,7 @@ describe('SCHEDULER_API_KEY_FILE', () => {
     [
       'short plaintext key',
       'short-key=acme:ops',
-      /line 1: a plaintext key has at least 16 characters, this one has 9/,
+      /line 1: a key has at least 22 characters \(128 bits\), this one has 9/,
     ],
     ['63 hex digits', `${hashApiKey(KEY_A).slice(0, -1)}=acme:ops`, /line 1: .*this has 63 characters/],
     ['non-hex digits', `sha256:${'g'.repeat(64)}=acme:ops`, /line 1: .*64 hex digits \(0-9, a-f\)/],
@@ -245,5 +250,122 @@ describe('configuration errors', () => {
   it('keeps ApiKeyConfigError a ConfigValueError', () => {
     expect(new ApiKeyConfigError('x')).toBeInstanceOf(ConfigValueError);
     expect(new ApiKeyConfigError('x').name).toBe('ApiKeyConfigError');
+  });
+});
+
+describe('API key strength (at least 128 bits; security review L3)', () => {
+  it.each([
+    ['the README and compose example', 'change-me-0123456789', /documentation's example/],
+    ['an example key made longer', 'change-me-0123456789abcdefghijklmnop', /documentation's example/],
+    ['an example key in capitals', 'CHANGE-ME-0123456789abcdefghijklmnop', /documentation's example/],
+    [
+      '16 characters (the old minimum)',
+      'k-0123456789abcd',
+      /at least 22 characters \(128 bits\), this one has 16/,
+    ],
+    ['21 base64url characters', 'abcdefghijklmnopqrstu', /at least 22 characters/],
+    [
+      '24 hex digits (96 bits)',
+      '0123456789abcdef01234567',
+      /hex digits needs at least 32 of them .*\(96 bits\)/,
+    ],
+    ['31 decimal digits', '1234567890123456789012345678901', /decimal digits needs at least 39/],
+    ['24 lower-case letters', 'passwordpasswordpassword', /lower-case letters needs at least 28/],
+    ['one character over and over', 'a'.repeat(40), /repeats a few characters \(1 distinct in 40\)/],
+    ['two characters in turn', 'a1'.repeat(20), /repeats a few characters \(2 distinct in 40\)/],
+  ])('refuses %s', (_what, key, reason) => {
+    expect(keyWeakness(key)).toMatch(reason);
+    // Configured either way, the error names the entry and never the key.
+    for (const attempt of [
+      () => parseApiKeys(`${key}=acme:ops`),
+      () => parseApiKeyFile(`# keys\n${key}=acme:ops`),
+    ]) {
+      let message = '';
+      try {
+        attempt();
+      } catch (err) {
+        expect(err).toBeInstanceOf(ApiKeyConfigError);
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/^SCHEDULER_API_KEY(S entry 1|_FILE line 2): /);
+      expect(message).not.toContain(key);
+    }
+  });
+
+  it.each([
+    ['22 base64url characters', 'Kx9_fQ2-LmZ4pR7sVb1wYc'],
+    ['32 hex digits', '3f6c1e0b9a8d7c2e5f4a1b0c9d8e7f6a'],
+    ['a generated sk_ key', `sk_${randomBytes(24).toString('base64url')}`],
+    ['a development key', `dev_${randomBytes(18).toString('base64url')}`],
+    ['a key of printable characters', 'Tr0ub4dor&3-horse.battery!staple'],
+  ])('accepts %s', (_what, key) => {
+    expect(keyWeakness(key)).toBeNull();
+    expect(parseApiKeys(`${key}=acme:ops`).get(key)).toEqual({ tenant_id: 'acme', owner_ref: 'ops' });
+  });
+
+  it('accepts every random key the generators make: 22 base64url characters, 32 hex digits, 20 000 of each', () => {
+    for (let i = 0; i < 20_000; i++) {
+      expect(keyWeakness(randomBytes(17).toString('base64url').slice(0, 22))).toBeNull();
+      expect(keyWeakness(randomBytes(16).toString('hex'))).toBeNull();
+    }
+  });
+
+  it('cannot judge a hashed entry: the hash hides the key', () => {
+    expect(parseApiKeyFile(`${hashApiKey('short')}=acme:ops`)).toHaveLength(1);
+  });
+
+  it("accepts every key the repository's own tests and scripts configure", () => {
+    // The keys of test/ and scripts/ that go into SCHEDULER_API_KEYS, KeyRing.fromConfig or a key file.
+    const sources = ['test/unit', 'test/integration', 'test/prod', 'scripts'].flatMap((dir) =>
+      readdirSync(join(repoRoot, dir))
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => readFileSync(join(repoRoot, dir, name), 'utf8')),
+    );
+    const keys = new Set(
+      sources.flatMap((text) =>
+        [...text.matchAll(/'((?:key|sk|race|acme|wide|prod)[-_][A-Za-z0-9_-]{8,})'/g)].map((m) => m[1]!),
+      ),
+    );
+    expect(keys.size).toBeGreaterThan(15);
+    for (const key of keys) {
+      if (key.startsWith('key-nobody') || key === 'sk_wrong_0123456789abcdef') continue; // presented, never configured
+      expect(keyWeakness(key), key).toBeNull();
+    }
+  });
+});
+
+describe('principals in the key configuration (security review L4)', () => {
+  const KEY = 'sk_principal_0123456789abcdef';
+
+  it.each([
+    ['a tenant with a slash', 'acme/eu:ops', /tenant_id: letters, digits and \. _ ~ - only/],
+    ['a tenant with a backslash', 'acme\\:ops', /tenant_id: letters, digits/],
+    ['a tenant with a quote', "a'b:ops", /tenant_id: letters, digits/],
+    ['a tenant starting with a dot', '.acme:ops', /tenant_id: letters, digits/],
+    ['an owner with a control character', 'acme:o\u0007ps', /owner_ref: visible characters only/],
+    ['an owner with a bidi override', 'acme:ops\u202e', /owner_ref: visible characters only/],
+  ])('refuses %s, naming the entry and never the key', (_what, principal, reason) => {
+    for (const [attempt, where] of [
+      [() => parseApiKeys(`${KEY}=${principal}`), 'SCHEDULER_API_KEYS entry 1'],
+      [() => parseApiKeyFile(`${hashApiKey(KEY)}=${principal}`), 'SCHEDULER_API_KEY_FILE line 1'],
+    ] as const) {
+      let message = '';
+      try {
+        attempt();
+      } catch (err) {
+        expect(err).toBeInstanceOf(ApiKeyConfigError);
+        message = (err as Error).message;
+      }
+      expect(message.startsWith(`${where}: `), message).toBe(true);
+      expect(message).toMatch(reason);
+      expect(message).not.toContain(KEY);
+    }
+  });
+
+  it('accepts an owner with / and : (the tenant has neither, so tenant/owner splits at its first /)', () => {
+    expect(parseApiKeys(`${KEY}=acme.eu_1~x-y:team/eu:ops`).get(KEY)).toEqual({
+      tenant_id: 'acme.eu_1~x-y',
+      owner_ref: 'team/eu:ops',
+    });
   });
 });

@@ -63,7 +63,7 @@ async function run(argv: string[], fetchImpl: typeof fetch, env: NodeJS.ProcessE
     stderr: (s) => {
       stderr += s;
     },
-    env: { SCHEDULER_API_KEY: 'test-key', SCHEDULER_URL: 'http://api.test:8080', ...env },
+    env: { SCHEDULER_API_KEY: 'test-key', SCHEDULER_URL: 'https://api.test:8080', ...env },
     fetch: fetchImpl,
     readFile: async () => {
       throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
@@ -120,7 +120,7 @@ describe('exit codes', () => {
     expect(failure(new MissingKeyError('/x/dev-api-key'))).toEqual({
       exitCode: EXIT.OTHER,
       line: expect.stringMatching(
-        /^error: no API key: set SCHEDULER_API_KEY or --api-key .*\/x\/dev-api-key/,
+        /^error: no API key: set SCHEDULER_API_KEY or --api-key-file .*\/x\/dev-api-key/,
       ),
     });
     expect(failure(new Error('boom'))).toEqual({ exitCode: EXIT.OTHER, line: 'error: boom' });
@@ -296,14 +296,14 @@ describe('main(argv) with a fake API', () => {
     const r = await run(['list'], fakeFetch(refused).fetch);
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(
-      /^error: cannot reach the scheduler at http:\/\/api\.test:8080: connection refused/,
+      /^error: cannot reach the scheduler at https:\/\/api\.test:8080: connection refused/,
     );
     const t = await run(
       ['list', '--timeout', '100'],
       fakeFetch(Object.assign(new Error('x'), { name: 'TimeoutError' })).fetch,
     );
     expect(t.code).toBe(5);
-    expect(t.stderr).toBe('error: no answer from http://api.test:8080 within 100 ms (raise --timeout)\n');
+    expect(t.stderr).toBe('error: no answer from https://api.test:8080 within 100 ms (raise --timeout)\n');
   });
 
   it('bad input is refused locally: exit 2, one line, no request', async () => {
@@ -396,7 +396,7 @@ describe('main(argv) with a fake API', () => {
     );
     const deleted = await run(['delete', 'weekday-sync', '--json'], f.fetch);
     expect(deleted).toEqual({ code: 0, stdout: '', stderr: '' });
-    expect(f.calls.map((c) => [c.method, c.url.replace('http://api.test:8080', ''), c.body])).toEqual([
+    expect(f.calls.map((c) => [c.method, c.url.replace('https://api.test:8080', ''), c.body])).toEqual([
       [
         'POST',
         '/v1/schedules',
@@ -432,8 +432,8 @@ describe('main(argv) with a fake API', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ items: [schedule, second], next_cursor: null });
     expect(f.calls.map((c) => c.url)).toEqual([
-      'http://api.test:8080/v1/schedules?status=ACTIVE&limit=1',
-      'http://api.test:8080/v1/schedules?status=ACTIVE&limit=1&cursor=c1',
+      'https://api.test:8080/v1/schedules?status=ACTIVE&limit=1',
+      'https://api.test:8080/v1/schedules?status=ACTIVE&limit=1&cursor=c1',
     ]);
   });
 

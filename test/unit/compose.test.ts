@@ -26,6 +26,7 @@ interface Service {
   image?: string;
   environment?: Record<string, string | number>;
   volumes?: string[];
+  ports?: string[];
   deploy?: { replicas?: number };
 }
 interface ComposeFile {
@@ -116,5 +117,19 @@ describe('docker-compose.yml', () => {
       for (const name of Object.keys(env(service)))
         expect(Object.keys(EnvironmentSchema.shape), `${service} ${name}`).toContain(name);
     }
+  });
+
+  it('publishes every port on 127.0.0.1 only: Temporal, its Web UI and the API have no TLS here', () => {
+    const published = Object.entries(compose.services).flatMap(([name, service]) =>
+      (service.ports ?? []).map((port) => [name, String(port)] as const),
+    );
+    expect(published.map(([name]) => name).sort()).toEqual(['scheduler-api', 'temporal', 'temporal-ui']);
+    for (const [name, port] of published) expect(port, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    // The file says what a real deployment adds instead.
+    for (const measure of ['mTLS', 'authorizer', 'secret store']) expect(composeText).toContain(measure);
+  });
+
+  it('shows no API key to copy: the example key of earlier versions is refused by the API', () => {
+    expect(composeText).not.toMatch(/change-me/);
   });
 });

@@ -27,6 +27,10 @@ export interface ServeApiOptions {
   /** SCHEDULER_MAX_REVOCATION_SHARE (default 0.5). */
   maxRevocationShare?: number;
   rateLimitPerMinute: number;
+  /** Failed authentications a minute from one client address before 429 (default 20; 0: no limit). */
+  authFailuresPerMinute?: number;
+  /** SCHEDULER_CURSOR_SECRET; unset, list cursors hold only on this process. */
+  cursorSecret?: string | undefined;
   temporalTimeoutMs: number;
   logLevel: string;
   /** An active schedule whose next run is older than this is overdue (metrics). */
@@ -100,6 +104,10 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,
     publicRateLimitPerMinute: options.rateLimitPerMinute,
+    ...(options.authFailuresPerMinute !== undefined
+      ? { authFailuresPerMinute: options.authFailuresPerMinute }
+      : {}),
+    ...(options.cursorSecret ? { cursorSecret: options.cursorSecret } : {}),
     temporalTimeoutMs: options.temporalTimeoutMs,
     metrics: createApiMetrics({
       client: options.client,

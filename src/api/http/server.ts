@@ -55,6 +55,7 @@ import { BearerSecret, type KeyRing, type Principal } from '../auth.js';
 import { previewRuns, SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
 import { BackfillSlotLedger } from '../quotas.js';
+import { DEFAULT_AUTH_FAILURES_PER_MINUTE, FailedAuthThrottle } from './auth-throttle.js';
 import { definitionFieldLabel, methodLabel } from './metric-labels.js';
 import type { ApiMetrics } from './metrics.js';
 import {
@@ -78,6 +79,10 @@ export interface ApiDependencies {
   jobTaskQueue: string;
   /** The current API keys; a function, so a reloaded key file takes effect without a restart. */
   keys: () => KeyRing;
+  /** Failed authentications a minute from one client address before it is answered 429; 0: no limit. */
+  authFailuresPerMinute?: number;
+  /** Signs list cursors (SCHEDULER_CURSOR_SECRET): replicas with the same one accept each other's cursors. */
+  cursorSecret?: string;
   /** The tenant policy in force: what each tenant's targets may reach (checked at create and edit). */
   tenantPolicy: () => TenantPolicy;
   /** Request units per minute per tenant, weighted by cost (tenant-rate-limit.ts; 429 beyond). */
@@ -326,6 +331,25 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
+  // Failed authentications per client address (./auth-throttle.ts): counted when a presented key is
+  // refused, and past the limit every non-public request from that address is 429 until its minute ends.
+  const authFailures = new FailedAuthThrottle(deps.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
+  app.addHook('onRequest', async (request) => {
+    if (isPublicRoute(request.routeOptions.url)) return;
+    const retryAfter = authFailures.retryAfterSeconds(request.ip);
+    if (retryAfter === null) return;
+    throw new HttpProblem(
+      'rate-limited',
+      `too many requests with an invalid API key from this address (${authFailures.perMinute} a minute): check the key, and retry in ${retryAfter} s`,
+      { code: 'RATE_LIMITED' },
+      { 'retry-after': String(retryAfter) },
+    );
+  });
+  app.addHook('onError', async (request, _reply, err) => {
+    if (err instanceof HttpProblem && err.slug === 'unauthorized' && request.headers.authorization) {
+      authFailures.recordFailure(request.ip);
+    }
+  });
   // Authentication for /v1; health, readiness, the documents and problem pages are public.
   // Decided on the route the router matched (never the raw URL, which an encoded path can disguise):
   // everything that is not explicitly public, unmatched paths included, needs a key.
@@ -404,6 +428,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       // The SDK's own read deadline would replace the request's: keep them the same.
       readTimeoutMs: timeoutMs,
       backfillLedger,
+      ...(deps.cursorSecret ? { cursorSecret: deps.cursorSecret } : {}),
     });
   /** Temporal calls of one request share a deadline: an outage answers 503, never hangs. */
   const withDeadline = <T>(fn: () => Promise<T>): Promise<T> =>
@@ -420,7 +445,9 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   };
 
   app.get('/problems/:slug', { schema: { hide: true } }, async (request) => {
-    const type = problemTypes[(request.params as { slug: string }).slug];
+    // An own property only: `constructor` or `__proto__` are no problem types.
+    const { slug } = request.params as { slug: string };
+    const type = Object.hasOwn(problemTypes, slug) ? problemTypes[slug] : undefined;
     if (!type) throw new HttpProblem('not-found', 'no such problem type', { code: 'NOT_FOUND' });
     return {
       type: `/problems/${type.slug}`,

@@ -1,0 +1,87 @@
+// Failed authentications counted per client address: past the limit, the address is answered 429 for the
+// rest of its minute, without its key being looked at — a guess that happens to be right is refused too,
+// or the throttle would only slow the misses. A request without an Authorization header is no guess and
+// is not counted (a browser or a probe without a key keeps getting its 401).
+//
+// The address is the TCP peer. Behind a reverse proxy every caller has the proxy's address, so one caller
+// sending bad keys would shut all of them out: there, raise the limit or turn it off (0) and throttle at
+// the proxy. The map is bounded: when it is full, expired entries go first, then the oldest ones (an
+// attacker with very many addresses can make room, which only lets its own addresses start over).
+import ipaddr from 'ipaddr.js';
+
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
+const WINDOW_MS = 60_000;
+const MAX_TRACKED_ADDRESSES = 10_000;
+
+interface Window {
+  failures: number;
+  endsAt: number;
+}
+
+/**
+ * Who one caller is, by address: an IPv4 address (also when written IPv4-mapped, `::ffff:a.b.c.d`), or the
+ * /64 of an IPv6 address — one host usually has a whole /64 to pick addresses from.
+ */
+export function clientOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (!v6.isIPv4MappedAddress())
+      return `${v6.parts
+        .slice(0, 4)
+        .map((p) => p.toString(16))
+        .join(':')}::/64`;
+    parsed = v6.toIPv4Address();
+  }
+  return parsed.toString();
+}
+
+export class FailedAuthThrottle {
+  readonly #windows = new Map<string, Window>();
+
+  constructor(
+    /** Failed authentications a minute from one client before it is refused; 0: never. */
+    readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+    private readonly capacity = MAX_TRACKED_ADDRESSES,
+  ) {}
+
+  /** Seconds until the client may try again, or null when it may now. */
+  retryAfterSeconds(address: string): number | null {
+    if (this.perMinute <= 0) return null;
+    const window = this.#windows.get(clientOf(address));
+    const now = this.now();
+    if (!window || window.endsAt <= now || window.failures < this.perMinute) return null;
+    return Math.max(1, Math.ceil((window.endsAt - now) / 1000));
+  }
+
+  /** One failed authentication from the client. */
+  recordFailure(address: string): void {
+    if (this.perMinute <= 0) return;
+    const client = clientOf(address);
+    const now = this.now();
+    const window = this.#windows.get(client);
+    if (window && window.endsAt > now) {
+      window.failures++;
+      return;
+    }
+    this.#windows.delete(client);
+    if (this.#windows.size >= this.capacity) this.#makeRoom(now);
+    this.#windows.set(client, { failures: 1, endsAt: now + WINDOW_MS });
+  }
+
+  /** How many clients are tracked (bounded by the capacity). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  #makeRoom(now: number): void {
+    for (const [client, window] of this.#windows) if (window.endsAt <= now) this.#windows.delete(client);
+    // Still full: the oldest windows (a Map iterates in insertion order) make way.
+    for (const client of this.#windows.keys()) {
+      if (this.#windows.size < this.capacity) break;
+      this.#windows.delete(client);
+    }
+  }
+}
