@@ -37,15 +37,30 @@ describe('npm start (src/main.ts)', () => {
   });
 
   it('brings up the dev server with its Web UI, the worker and the API, and stops all on Ctrl-C', async () => {
-    const [temporalPort, uiPort, apiPort] = [await freePort(), await freePort(), await freePort()];
     const dataDir = tempDir('start');
-    running = startProduct({
-      TEMPORAL_PORT: String(temporalPort),
-      TEMPORAL_UI_PORT: String(uiPort),
-      SCHEDULER_API_PORT: String(apiPort),
-      SCHEDULER_DATA_DIR: dataDir,
-    });
-    await running.waitFor(/ready; Ctrl-C stops everything/, 90_000);
+    // Ports are chosen free, then bound seconds later (after the dev server started): another test running
+    // beside this one may take one meanwhile. Such a start says so (EADDRINUSE) and is tried on new ports.
+    let temporalPort = 0;
+    let uiPort = 0;
+    let apiPort = 0;
+    for (let attempt = 1; ; attempt++) {
+      [temporalPort, uiPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+      running = startProduct({
+        TEMPORAL_PORT: String(temporalPort),
+        TEMPORAL_UI_PORT: String(uiPort),
+        SCHEDULER_API_PORT: String(apiPort),
+        SCHEDULER_DATA_DIR: dataDir,
+      });
+      const started = await running.waitFor(/ready; Ctrl-C stops everything/, 90_000).then(
+        () => true,
+        (err: Error) => {
+          if (attempt >= 3 || !/EADDRINUSE|address already in use/.test(running!.output())) throw err;
+          return false;
+        },
+      );
+      if (started) break;
+      await running.exit;
+    }
     expect(running.output()).toContain(`Web UI:     http://127.0.0.1:${uiPort}`);
     // Development: a key is made and kept in the data dir; stdout here is a pipe (a log pipeline), so the
     // key itself is not printed.
