@@ -11,8 +11,7 @@
 // (see test/integration/stale-clock.test.ts), which 0.4.1 answered by turning the local starts off.
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
+import type { ScheduleSpecInput } from '../../src/model/contracts.js';
 import { backfillUpdate, describeQuery, triggerNowUpdate } from '../../src/workflows/definitions.js';
 import { isLocalActivityMarker, replayFailures } from '../helpers/history.js';
 import { startEventSink } from '../helpers/http-api.js';
@@ -23,15 +22,7 @@ import {
   TransientCounter,
   updateRetrying,
 } from '../helpers/transient.js';
-import {
-  JOB_QUEUE,
-  pool,
-  SCHEDULER_QUEUE,
-  type Stack,
-  startStack,
-  startWorker,
-  stopStack,
-} from './support.js';
+import { pool, type Stack, startScheduleWorkflow, startStack, startWorker, stopStack } from './support.js';
 
 const HOUR = 3_600_000;
 const SCHEDULES = 12;
@@ -66,18 +57,7 @@ describe('histories of schedules read while they are edited replay (dev server)'
 
   /** A schedule's workflow started directly (its creation time in the past, so slots are due soon). */
   const startRaced = (scheduleId: string, spec: ScheduleSpecInput, createdAtMs: number) =>
-    stack.client.workflow.start('scheduleWorkflow', {
-      taskQueue: SCHEDULER_QUEUE,
-      workflowId: scheduleWorkflowId('acme', scheduleId),
-      args: [
-        {
-          identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
-          spec: ScheduleSpec.parse(spec),
-          createdAt: new Date(createdAtMs).toISOString(),
-          defaultJobTaskQueue: JOB_QUEUE,
-        },
-      ],
-    });
+    startScheduleWorkflow(stack, { scheduleId, spec, createdAtMs });
 
   it(`${SCHEDULES} schedules × ${ROUNDS} rounds of backfill, queries and a trigger: every history replays`, async () => {
     const transient = new TransientCounter();

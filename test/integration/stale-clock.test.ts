@@ -10,20 +10,10 @@
 // caller (our SDK asks again).
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScheduleSpec } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { describeQuery, STALE_CLOCK_REFUSAL, triggerNowUpdate } from '../../src/workflows/definitions.js';
 import { isLocalActivityMarker, replayFailures } from '../helpers/history.js';
 import { retryTransient, settleAll, TransientCounter, updateRetrying } from '../helpers/transient.js';
-import {
-  JOB_QUEUE,
-  pool,
-  SCHEDULER_QUEUE,
-  type Stack,
-  startStack,
-  startWorker,
-  stopStack,
-} from './support.js';
+import { pool, type Stack, startScheduleWorkflow, startStack, startWorker, stopStack } from './support.js';
 
 const SCHEDULES = 8;
 const CACHED_WORKFLOWS = 2;
@@ -56,23 +46,14 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
       SCHEDULES,
       async (i) => {
         const scheduleId = `${name}-${i}`;
-        const handle: WorkflowHandle = await stack.client.workflow.start('scheduleWorkflow', {
-          taskQueue: SCHEDULER_QUEUE,
-          workflowId: scheduleWorkflowId('acme', scheduleId),
-          args: [
-            {
-              identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
-              // A queue nobody polls: the schedule's own tasks are what race, the jobs never run.
-              spec: ScheduleSpec.parse({
-                target: { type: 'JOB', job_type: 'staleClockJob', task_queue: 'stale-clock-jobs' },
-                timing: { kind: 'INTERVAL', every: `PT${everyS}S` },
-              }),
-              createdAt: new Date(
-                Date.now() - (everyS - 1) * 1000 + (i * everyS * 1000) / SCHEDULES,
-              ).toISOString(),
-              defaultJobTaskQueue: JOB_QUEUE,
-            },
-          ],
+        const handle: WorkflowHandle = await startScheduleWorkflow(stack, {
+          scheduleId,
+          // A queue nobody polls: the schedule's own tasks are what race, the jobs never run.
+          spec: {
+            target: { type: 'JOB', job_type: 'staleClockJob', task_queue: 'stale-clock-jobs' },
+            timing: { kind: 'INTERVAL', every: `PT${everyS}S` },
+          },
+          createdAtMs: Date.now() - (everyS - 1) * 1000 + (i * everyS * 1000) / SCHEDULES,
         });
         const end = Date.now() + RACE_MS;
         // The Temporal client's query: a refusal reaches it as an error naming STALE_CLOCK_REFUSAL; under

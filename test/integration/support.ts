@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { repoRoot } from '../../scripts/toolchain.mjs';
 import { SchedulerClient } from '../../src/api/client.js';
+import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
 import type { DevServer } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import type { RunLine } from '../fixtures/durable-jobs.js';
@@ -72,6 +74,34 @@ export async function startWorker(
   await spawned.waitFor(/ready pid=\d+ polling_at=\d+/, timeoutMs);
   const pollingAt = Number(/ready pid=\d+ polling_at=(\d+)/.exec(spawned.output())![1]);
   return Object.assign(spawned, { pollingAt });
+}
+
+/**
+ * A schedule of tenant acme whose workflow is started directly, past the API and its checks: raced by a
+ * test, or standing for one created before a check existed. `createdAtMs` in the past makes slots due soon.
+ */
+export function startScheduleWorkflow(
+  stack: Stack,
+  schedule: { scheduleId: string; spec: ScheduleSpecInput; ownerRef?: string; createdAtMs?: number },
+) {
+  return stack.client.workflow.start('scheduleWorkflow', {
+    taskQueue: SCHEDULER_QUEUE,
+    workflowId: scheduleWorkflowId('acme', schedule.scheduleId),
+    args: [
+      {
+        identity: {
+          schedule_id: schedule.scheduleId,
+          tenant_id: 'acme',
+          owner_ref: schedule.ownerRef ?? 'ops',
+        },
+        spec: ScheduleSpec.parse(schedule.spec),
+        ...(schedule.createdAtMs !== undefined
+          ? { createdAt: new Date(schedule.createdAtMs).toISOString() }
+          : {}),
+        defaultJobTaskQueue: JOB_QUEUE,
+      },
+    ],
+  });
 }
 
 /** SIGKILL, as a crash or an OOM kill would: nothing is flushed, no graceful shutdown. */

@@ -9,13 +9,18 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/toolchain.mjs';
-import type { Occurrence, ScheduleSpecInput } from '../../src/model/contracts.js';
-import { ScheduleSpec } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
+import type { Occurrence } from '../../src/model/contracts.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
 import { OPEN_QUOTAS, writeTenantsFile } from '../helpers/tenants.js';
-import { eventually, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
+import {
+  eventually,
+  SCHEDULER_QUEUE,
+  type Stack,
+  startScheduleWorkflow,
+  startStack,
+  stopStack,
+} from './support.js';
 
 const ACME = 'acme-key-0123456789abcdef0123';
 const WIDE = 'wide-key-0123456789abcdef0123';
@@ -318,20 +323,14 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
       async (_what, overlap) => {
         // As a schedule created before the policy existed: its workflow started directly with a foreign job.
         const scheduleId = `pre-policy-${overlap.toLowerCase()}`;
-        const handle = await stack.client.workflow.start('scheduleWorkflow', {
-          taskQueue: SCHEDULER_QUEUE,
-          workflowId: scheduleWorkflowId('acme', scheduleId),
-          args: [
-            {
-              identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'alice' },
-              spec: ScheduleSpec.parse({
-                target: { type: 'JOB', job_type: 'chargeCustomer', task_queue: 'globex-jobs' },
-                timing: everyTwoSeconds,
-                overlap,
-              } satisfies ScheduleSpecInput),
-              defaultJobTaskQueue: 'jobs',
-            },
-          ],
+        const handle = await startScheduleWorkflow(stack, {
+          scheduleId,
+          ownerRef: 'alice',
+          spec: {
+            target: { type: 'JOB', job_type: 'chargeCustomer', task_queue: 'globex-jobs' },
+            timing: everyTwoSeconds,
+            overlap,
+          },
         });
         const list = await waitForOccurrences(
           scheduleId,
@@ -353,23 +352,17 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
 
     it("a schedule signalling a sibling's `resume` is refused at hand-off", async () => {
       const scheduleId = 'sibling-resumer';
-      const handle = await stack.client.workflow.start('scheduleWorkflow', {
-        taskQueue: SCHEDULER_QUEUE,
-        workflowId: scheduleWorkflowId('acme', scheduleId),
-        args: [
-          {
-            identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'alice' },
-            spec: ScheduleSpec.parse({
-              target: {
-                type: 'WORKFLOW_SIGNAL',
-                workflow_id: 'schedule/acme/own-queue',
-                signal_name: 'resume',
-              },
-              timing: everyTwoSeconds,
-            } satisfies ScheduleSpecInput),
-            defaultJobTaskQueue: 'jobs',
+      const handle = await startScheduleWorkflow(stack, {
+        scheduleId,
+        ownerRef: 'alice',
+        spec: {
+          target: {
+            type: 'WORKFLOW_SIGNAL',
+            workflow_id: 'schedule/acme/own-queue',
+            signal_name: 'resume',
           },
-        ],
+          timing: everyTwoSeconds,
+        },
       });
       const list = await waitForOccurrences(scheduleId, 'a refused signal', (o) => o.some(refused));
       expect(list.find(refused)!.reason).toMatch(/target\.workflow_id: names a scheduler workflow/);
