@@ -21,8 +21,8 @@ import { QuotaExceededError, SchedulerError } from './errors.js';
  */
 export const MIN_INTERVAL_SAMPLE_RUNS = 50;
 
-/** The workflow's own bound on one backfill (src/workflows/schedule.ts BACKFILL_LIMIT): past it, it answers 422. */
-export const WORKFLOW_BACKFILL_LIMIT = 1000;
+/** The workflow's own bound on one backfill: past it, it answers 422. */
+export { BACKFILL_LIMIT as WORKFLOW_BACKFILL_LIMIT } from '../workflows/definitions.js';
 
 const HOUR_MS = 3_600_000;
 

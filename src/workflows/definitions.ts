@@ -24,6 +24,9 @@ export const SCHEDULE_WORKFLOW_TYPE = 'scheduleWorkflow';
  */
 export const FIRST_SLOT_BATCH = 5;
 
+/** Slots one backfill may cover; past it the workflow refuses the backfill (INVALID_REQUEST: split it). */
+export const BACKFILL_LIMIT = 1000;
+
 export const pauseSignal = defineSignal<[{ note?: string }?]>('pause');
 /**
  * Resume a paused schedule. Before v0.5 (runs without PATCH_REVOCATION_WITHOUT_GAPS) it also took a revoked

@@ -32,6 +32,7 @@ import type { SlotBatch, SlotBatchRequest } from '../model/slots.js';
 import { toNextRun } from '../model/views.js';
 import { workflowNow, workflowNowIso } from './clock.js';
 import {
+  BACKFILL_LIMIT,
   backfillUpdate,
   cancelUpdate,
   describeQuery,
@@ -141,7 +142,6 @@ const RECENT_LIMIT = 256;
 const NEXT_RUNS_SHOWN = 10;
 /** Handoffs started per pass of the loop; the rest wait in `pendingFires` (and survive continue-as-new). */
 const FIRES_PER_PASS = 50;
-const BACKFILL_LIMIT = 1000;
 const DEFAULT_CONTINUE_AS_NEW_AFTER = 5000;
 
 // Patches (wf.patched): histories recorded before them replay the old code path (test/histories/v0.1.0).
