@@ -33,6 +33,8 @@ export interface HandoffResult {
   /** The target said it already had this occurrence (HTTP 208 from a deduplicating sink). */
   duplicate: boolean;
   attempt: number;
+  /** The tenant's `max_handoffs_in_flight` in the policy in force (null: none); absent before v0.5.1. */
+  inFlightLimit?: number | null;
 }
 
 /**
@@ -61,6 +63,8 @@ export interface JobStartResult {
   /** The job's workflow already existed from another emission of the slot: it was not started again. */
   duplicate: boolean;
   attempt: number;
+  /** As in HandoffResult. */
+  inFlightLimit?: number | null;
 }
 
 /** A JOB's start as a policy question: what the schedule asks to start, where, for which tenant. */
@@ -124,6 +128,15 @@ function handoffsInFlight(tenant: string, target: string) {
 
 export function createHandoffActivities(deps: HandoffDependencies) {
   const delivery = deps.eventDelivery ?? createEventDelivery();
+
+  /**
+   * The tenant's bound on one schedule's hand-offs in flight, in the policy in force: each result tells the
+   * workflow, so a quota an operator lowers reaches running schedules at their next hand-off.
+   */
+  function inFlightLimit(tenant: string): number | null {
+    const limit = deps.tenantPolicy().quotas(tenant).max_handoffs_in_flight;
+    return Number.isFinite(limit) ? limit : null;
+  }
 
   /** The current policy's verdict on a target; a refusal is counted here, where the effect would happen. */
   function authorize(request: TargetAuthorizationRequest): TargetVerdict {
@@ -255,12 +268,13 @@ export function createHandoffActivities(deps: HandoffDependencies) {
       Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
       const inFlight = handoffsInFlight(request.occurrence.tenant_id, 'JOB');
       inFlight?.add(1);
+      const limit = inFlightLimit(request.occurrence.tenant_id);
       try {
         await deps.client.workflow.start(request.workflowType, options);
-        return { workflowId: request.workflowId, duplicate: false, attempt };
+        return { workflowId: request.workflowId, duplicate: false, attempt, inFlightLimit: limit };
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) {
-          return { workflowId: request.workflowId, duplicate: true, attempt };
+          return { workflowId: request.workflowId, duplicate: true, attempt, inFlightLimit: limit };
         }
         if (isPermanentStartError(err)) {
           const cause =
@@ -286,12 +300,16 @@ export function createHandoffActivities(deps: HandoffDependencies) {
       const allowed = requireAllowed({ tenant_id: occurrence.tenant_id, target, defaultJobTaskQueue: '' });
       const inFlight = handoffsInFlight(occurrence.tenant_id, target.type);
       inFlight?.add(1);
+      const limit = inFlightLimit(occurrence.tenant_id);
       try {
         switch (target.type) {
           case 'WORKFLOW_SIGNAL':
-            return await signalTarget(target, occurrence);
+            return { ...(await signalTarget(target, occurrence)), inFlightLimit: limit };
           case 'EVENT':
-            return await publishEvent(target, occurrence, allowed.sinkMayBePrivate);
+            return {
+              ...(await publishEvent(target, occurrence, allowed.sinkMayBePrivate)),
+              inFlightLimit: limit,
+            };
         }
       } finally {
         inFlight?.add(-1);

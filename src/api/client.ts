@@ -484,6 +484,10 @@ export class SchedulerClient {
             spec,
             defaultJobTaskQueue: this.defaultJobTaskQueue(),
             createdAt,
+            // The workflow's bound on hand-offs in flight until the first hand-off tells the one in force.
+            ...(Number.isFinite(this.quotas().max_handoffs_in_flight)
+              ? { maxHandoffsInFlight: this.quotas().max_handoffs_in_flight }
+              : {}),
             // The calendar's first batch, as the slot activity would compute it: the schedule knows its
             // next runs from its first workflow task.
             firstBatch: computeSlots({

@@ -29,10 +29,10 @@ function nestsWithin(value: unknown, max: number): boolean {
   return true;
 }
 /**
- * The largest inline payload a create or edit accepts, serialized as JSON (UTF-8). Every occurrence carries
- * the payload into history, and a backfill dispatches up to 1,000 of them in one workflow task (security
- * review L7). Input validation only: the request schemas check it (src/model/http.ts, the SDK), so a
- * schedule stored before the cap keeps working.
+ * The largest inline payload a create or edit accepts, serialized as JSON (UTF-8). Every hand-off carries
+ * the payload into history (security review L7; the workflow bounds what one task carries, see
+ * HANDOFF_CHARS_PER_TASK in src/workflows/definitions.ts). Input validation only: the request schemas check
+ * it (src/model/http.ts, the SDK), so a schedule stored before the cap keeps working.
  */
 export const MAX_PAYLOAD_BYTES = 16 * 1024;
 /** The serialized size of a payload in bytes; Infinity when it cannot be serialized. */

@@ -39,8 +39,11 @@ import {
   type EditCommand,
   editUpdate,
   FIRST_SLOT_BATCH,
+  HANDOFF_CHARS_PER_TASK,
+  HANDOFF_OVERHEAD_CHARS,
   INVALID_REQUEST,
   INVALID_STATE,
+  MAX_HANDOFFS_IN_FLIGHT,
   ownerRevokedSignal,
   pauseSignal,
   resumeSignal,
@@ -134,6 +137,16 @@ export const PATCH_INERT_LOCAL_START_GUARDED = 'v0.4.2-inert-local-job-start';
  * before (local slot batches) never ask it.
  */
 export const PATCH_TARGETS_BOUND = 'v0.5-targets-bound-to-tenant';
+/**
+ * Patch of v0.5.1 (issue #20, safe to operate): a schedule has at most `handoffLimit()` hand-offs under way
+ * (its tenant's `max_handoffs_in_flight`, MAX_HANDOFFS_IN_FLIGHT, and as many as fit HANDOFF_CHARS_PER_TASK
+ * with its payload); an occurrence decided beyond that waits DISPATCHING in `awaitingHandoff` and goes out
+ * as earlier ones finish. A 1,000-slot backfill is then many small workflow tasks, not one whose commands
+ * pass the gRPC message limit, and a slow sink holds at most this schedule's bound of the worker's
+ * activity slots. Before it every decided slot was handed off in the task that decided it. Asked like
+ * PATCH_TARGETS_BOUND, at the top of every pass of the loop until it answers true.
+ */
+export const PATCH_BOUNDED_HANDOFFS = 'v0.5.1-bounded-handoffs';
 /** An inert start needs the next slot this far away, so that it resolved before the next wake. */
 const INERT_START_SPACING_MS = 30_000;
 
@@ -143,6 +156,12 @@ const NEXT_RUNS_SHOWN = 10;
 /** Handoffs started per pass of the loop; the rest wait in `pendingFires` (and survive continue-as-new). */
 const FIRES_PER_PASS = 50;
 const DEFAULT_CONTINUE_AS_NEW_AFTER = 5000;
+/**
+ * History size (bytes, as the server counts it) past which a run continues as new (PATCH_BOUNDED_HANDOFFS):
+ * with a large payload every hand-off adds it to history, and a history past the 4 MiB gRPC message limit
+ * cannot be read back in one page. The server's own suggestion may come later, or never (the test server).
+ */
+const CONTINUE_AS_NEW_AFTER_BYTES = 2 * 1024 * 1024;
 
 // Patches (wf.patched): histories recorded before them replay the old code path (test/histories/v0.1.0).
 /** The first slot batch is FIRST_SLOT_BATCH slots, not SLOT_BATCH. */
@@ -208,6 +227,13 @@ export interface ScheduleState {
   ownerRevoked?: { at: string; reason: string } | null;
   /** Set by a delete (a cancel that also hides the schedule from listings). */
   deletedAt?: string | null;
+  /**
+   * Occurrences decided to fire (DISPATCHING) whose hand-off waits for room under the schedule's bound
+   * (PATCH_BOUNDED_HANDOFFS), oldest first; absent in states of runs before it.
+   */
+  awaitingHandoff?: Array<{ occurrenceId: string; late: boolean }>;
+  /** The tenant's `max_handoffs_in_flight` as last told (at create, then by each hand-off); null: none. */
+  handoffQuota?: number | null;
 }
 
 export interface ScheduleWorkflowInput {
@@ -231,6 +257,8 @@ export interface ScheduleWorkflowInput {
   state?: ScheduleState;
   /** History length after which the run continues as new (tests lower it). */
   continueAsNewAfterEvents?: number;
+  /** The tenant's `max_handoffs_in_flight` when the schedule was created (none: no quota told). */
+  maxHandoffsInFlight?: number;
 }
 
 type Command =
@@ -278,6 +306,7 @@ function initialState(input: ScheduleWorkflowInput): ScheduleState {
     counters: { fired: 0, caught_up: 0, skipped: 0, expired: 0, failed: 0, duplicates_prevented: 0 },
     lastRunAt: null,
     lastCompletedAt: null,
+    ...(input.maxHandoffsInFlight !== undefined ? { handoffQuota: input.maxHandoffsInFlight } : {}),
   };
 }
 
@@ -292,8 +321,19 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   const { computeSlotBatch } = localActivities ? slotsLocally : slotsInTask;
   /** PATCH_TARGETS_BOUND, once a pass of the loop asked it and it answered true. */
   let targetsBound = false;
+  /** PATCH_BOUNDED_HANDOFFS, likewise. */
+  let handoffsBounded = false;
   let givenFirstBatch = input.state === undefined && !localActivities ? input.firstBatch : undefined;
   const s: ScheduleState = input.state ?? initialState(input);
+  const continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
+  const historyIsFull = () => {
+    const info = wf.workflowInfo();
+    return (
+      info.continueAsNewSuggested ||
+      info.historyLength > continueAsNewAfter ||
+      (handoffsBounded && info.historySize > CONTINUE_AS_NEW_AFTER_BYTES)
+    );
+  };
   const commands: Command[] = [];
   let wake = false;
   let handoffsInFlight = 0;
@@ -471,8 +511,59 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     }
   };
 
+  /** The hand-offs this schedule may have under way at once (PATCH_BOUNDED_HANDOFFS). */
+  let limitFor: { version: number; limit: number } | null = null;
+  const handoffLimit = (): number => {
+    if (limitFor?.version !== s.version) {
+      const payloadChars = JSON.stringify(s.spec.target.payload ?? null).length;
+      limitFor = {
+        version: s.version,
+        limit: Math.max(
+          1,
+          Math.min(
+            MAX_HANDOFFS_IN_FLIGHT,
+            Math.floor(HANDOFF_CHARS_PER_TASK / (HANDOFF_OVERHEAD_CHARS + payloadChars)),
+          ),
+        ),
+      };
+    }
+    return Math.max(1, Math.min(limitFor.limit, s.handoffQuota ?? MAX_HANDOFFS_IN_FLIGHT));
+  };
+  /** A hand-off's result tells the tenant's quota in force (since v0.5.1 activities). */
+  const learnQuota = (told: { inFlightLimit?: number | null }) => {
+    if (handoffsBounded && told.inFlightLimit !== undefined) s.handoffQuota = told.inFlightLimit;
+  };
+  const awaiting = () => (s.awaitingHandoff ??= []);
+
+  /** Marks an occurrence as being handed off; the hand-off starts now, or once there is room for it. */
   const dispatch = (occ: Occurrence, late: boolean) => {
     occ.status = 'DISPATCHING';
+    if (handoffsBounded && (handoffsInFlight >= handoffLimit() || awaiting().length > 0)) {
+      awaiting().push({ occurrenceId: occ.occurrence_id, late });
+      return;
+    }
+    handOffNow(occ, late);
+  };
+
+  /** Hands waiting occurrences off while the bound leaves room (never into a history that is full). */
+  const handOffAwaiting = () => {
+    const queue = s.awaitingHandoff;
+    if (!queue || queue.length === 0) return;
+    if (historyIsFull()) return;
+    while (queue.length > 0 && handoffsInFlight < handoffLimit()) {
+      const { occurrenceId: id, late } = queue.shift()!;
+      const occ = find(id);
+      if (occ?.status !== 'DISPATCHING') continue;
+      if (s.ownerRevoked) {
+        // Decided while the owner still had a key: it is handed off under nobody's permission now.
+        occ.status = 'SKIPPED';
+        occ.reason = `refused: ${s.ownerRevoked.reason}`;
+        count('skipped', occ);
+      } else handOffNow(occ, late);
+    }
+  };
+
+  const handOffNow = (occ: Occurrence, late: boolean) => {
     occ.emitted_at = workflowNowIso();
     s.lastRunAt = occ.emitted_at;
     count('fired', occ);
@@ -513,6 +604,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             .finally(() => {
               inertStartsInFlight -= 1;
             });
+          learnQuota(started);
           finishJobStart(occ, started);
         } else if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
           // Nothing here waits for the job: start it from an activity (no child events, no child to
@@ -528,6 +620,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           ).finally(() => {
             jobStartsInFlight -= 1;
           });
+          learnQuota(started);
           finishJobStart(occ, started);
         } else if (target.type === 'JOB') {
           if (targetsBound) {
@@ -568,7 +661,12 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             finish(occ, 'HANDED_OFF', null);
           }
         } else {
-          const result = await handOff({ target, occurrence: envelope(occ) });
+          // The payload travels in the envelope; since v0.5.1 not a second time in the target.
+          const result = await handOff({
+            target: handoffsBounded ? { ...target, payload: undefined } : target,
+            occurrence: envelope(occ),
+          });
+          learnQuota(result);
           occ.target_ref = result.targetRef;
           occ.attempt = result.attempt;
           if (result.duplicate) {
@@ -869,7 +967,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           s.updatedAt = workflowNowIso();
           s.buffer = [];
           s.pendingFires = [];
-          for (const id of s.queue.splice(0)) {
+          const notHandedOff = [
+            ...s.queue.splice(0),
+            ...(s.awaitingHandoff?.splice(0) ?? []).map((a) => a.occurrenceId),
+          ];
+          for (const id of notHandedOff) {
             const occ = find(id);
             if (occ) {
               occ.status = 'CANCELLED';
@@ -958,7 +1060,6 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   wf.setHandler(describeQuery, describe);
 
   // ---------------------------------------------------------------- the loop
-  const continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
 
   const processDueSlots = async () => {
     // Slots are judged at the instant of the wake (on time or late, by the misfire policy), even when a
@@ -967,7 +1068,6 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const now = workflowNow();
     await fillBuffer(now);
     decideDueSlots(localActivities ? workflowNow() : now);
-    const info = wf.workflowInfo();
     const nextSlot = s.buffer[0];
     // The pass's starts are inert only if this task ends asleep on a timer: ACTIVE, a later slot buffered
     // and far enough, no command waiting, the whole catch-up in this pass, the history short of its bound.
@@ -978,8 +1078,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       s.pendingFires.length <= FIRES_PER_PASS &&
       nextSlot !== undefined &&
       Date.parse(nextSlot.fireAt) - now >= INERT_START_SPACING_MS &&
-      !info.continueAsNewSuggested &&
-      info.historyLength <= continueAsNewAfter;
+      !historyIsFull() &&
+      // Every fire of the pass starts now: one left waiting would wait for a wake an inert start never gives.
+      (!handoffsBounded ||
+        ((s.awaitingHandoff?.length ?? 0) === 0 &&
+          handoffsInFlight + s.pendingFires.length <= handoffLimit()));
     firePending();
     startsMayBeInert = false;
   };
@@ -1009,6 +1112,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     // task, on replay before it; after this wait the loop sees the same state either way.
     if (inertLocalStarts) await wf.condition(() => inertStartsInFlight === 0);
     if (!targetsBound && !localActivities) targetsBound = wf.patched(PATCH_TARGETS_BOUND);
+    if (!handoffsBounded && !localActivities) handoffsBounded = wf.patched(PATCH_BOUNDED_HANDOFFS);
     wake = false;
     // What was due before a command arrived is handled under the definition it was due under: an edit,
     // pause or cancel that lands on a due slot applies after that slot fired.
@@ -1024,6 +1128,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         s.buffer.length === 0 &&
         s.pendingFires.length === 0 &&
         s.queue.length === 0 &&
+        (s.awaitingHandoff?.length ?? 0) === 0 &&
         handoffsInFlight === 0 &&
         s.running.length === 0;
       if (finished) {
@@ -1032,13 +1137,13 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         break;
       }
     }
+    // Decided hand-offs go out while paused too: a pause stops new slots, not what was already emitted.
+    if (handoffsBounded) handOffAwaiting();
     refreshVisibility();
 
-    const info = wf.workflowInfo();
     // Awaited JOBs report their completion only to the run that started them, so a run that awaits
     // one keeps going until it finished.
-    const historyFull = info.continueAsNewSuggested || info.historyLength > continueAsNewAfter;
-    if (historyFull && s.running.length === 0) {
+    if (historyIsFull() && s.running.length === 0) {
       // Hand-offs in flight finish first, so their results land in this run's state.
       await untilDrainedOrCommanded();
       if (commands.length === 0) {

@@ -46,3 +46,35 @@ export async function replayFailures(
   }
   return failures;
 }
+
+/**
+ * Hand-off activities (`handOff`) each workflow task scheduled, for the tasks that scheduled any, in
+ * history order: how a schedule's hand-offs were chunked. `runs`: the runs of one schedule (event IDs start
+ * again in every run, so tasks are told apart per run).
+ */
+export function handOffsPerTask(runs: readonly (readonly HistoryEvent[])[]): number[] {
+  const perTask = new Map<string, number>();
+  runs.forEach((events, run) => {
+    for (const e of events) {
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      if (scheduled?.activityType?.name !== 'handOff') continue;
+      const task = `${run}/${scheduled.workflowTaskCompletedEventId}`;
+      perTask.set(task, (perTask.get(task) ?? 0) + 1);
+    }
+  });
+  return [...perTask.values()];
+}
+
+/** Every run of a workflow, oldest first, following continue-as-new back from the latest run. */
+export async function historiesOfEveryRun(
+  handleOf: (runId?: string) => { fetchHistory(): Promise<temporal.api.history.v1.IHistory> },
+): Promise<HistoryEvent[][]> {
+  const runs: HistoryEvent[][] = [];
+  let runId: string | undefined;
+  do {
+    const events = (await handleOf(runId).fetchHistory()).events ?? [];
+    runs.unshift(events);
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (runId);
+  return runs;
+}

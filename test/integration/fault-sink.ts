@@ -21,13 +21,22 @@ export interface Delivery {
   at: number;
 }
 
-/** 'hang': never answered (the connection is dropped when the sink closes). */
-export type Answer = number | 'hang';
+/**
+ * 'hang': never answered (the connection is dropped when the sink closes); `afterMs`: a slow sink; `until`:
+ * answered once the test lets it (a gate).
+ */
+export type Answer =
+  | number
+  | 'hang'
+  | { status: number; afterMs: number }
+  | { status: number; until: Promise<unknown> };
 
 export interface FaultSink {
   url: (path: string) => string;
   port: number;
   deliveries: Delivery[];
+  /** The most deliveries that were in the sink at once (received, not yet answered; held ones count). */
+  maxConcurrent: () => number;
   /** Deliveries of one occurrence (by CloudEvent id), in order. */
   of: (id: string) => Delivery[];
   close: () => Promise<void>;
@@ -43,6 +52,8 @@ export async function startFaultSink(
 ): Promise<FaultSink> {
   const deliveries: Delivery[] = [];
   const held: ServerResponse[] = [];
+  let concurrent = 0;
+  let maxConcurrent = 0;
   const of = (id: string) => deliveries.filter((d) => d.id === id);
   const server: Server = createServer(async (req, res) => {
     let body = '';
@@ -70,9 +81,16 @@ export async function startFaultSink(
     }
     const earlier = of(delivery.id);
     deliveries.push(delivery);
+    concurrent += 1;
+    maxConcurrent = Math.max(maxConcurrent, concurrent);
     const a = answer(delivery, earlier);
-    if (a === 'hang') held.push(res);
-    else res.writeHead(a).end();
+    if (a === 'hang') {
+      held.push(res);
+      return;
+    }
+    if (typeof a === 'object') await ('until' in a ? a.until : new Promise((r) => setTimeout(r, a.afterMs)));
+    concurrent -= 1;
+    res.writeHead(typeof a === 'object' ? a.status : a).end();
   });
   server.listen(port, '127.0.0.1');
   await once(server, 'listening');
@@ -81,6 +99,7 @@ export async function startFaultSink(
     url: (path) => `http://127.0.0.1:${bound}${path}`,
     port: bound,
     deliveries,
+    maxConcurrent: () => maxConcurrent,
     of,
     close: async () => {
       for (const res of held) res.destroy();

@@ -78,7 +78,12 @@ const run = (client: Client) =>
 describe('startJobWorkflow (local activity)', () => {
   it('starts the job under the occurrence ID, never reused, with the emission as request ID', async () => {
     const { client, requests } = fakeClient(() => ({ runId: 'job-run' }));
-    expect(await run(client)).toEqual({ workflowId: occurrence.occurrence_id, duplicate: false, attempt: 2 });
+    expect(await run(client)).toEqual({
+      workflowId: occurrence.occurrence_id,
+      duplicate: false,
+      attempt: 2,
+      inFlightLimit: null,
+    });
     const [req] = requests;
     expect(req?.requestId).toBe('run-1/42');
     expect(req?.workflowId).toBe(occurrence.occurrence_id);
@@ -99,7 +104,12 @@ describe('startJobWorkflow (local activity)', () => {
     const { client } = fakeClient(() => {
       throw grpcError(6, 'Workflow execution is already running'); // ALREADY_EXISTS
     });
-    expect(await run(client)).toEqual({ workflowId: occurrence.occurrence_id, duplicate: true, attempt: 2 });
+    expect(await run(client)).toEqual({
+      workflowId: occurrence.occurrence_id,
+      duplicate: true,
+      attempt: 2,
+      inFlightLimit: null,
+    });
   });
 
   it('a malformed start is permanent; anything else is retried', async () => {

@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { schedulerReplayOptions } from '../../src/worker.js';
 import {
+  PATCH_BOUNDED_HANDOFFS,
   PATCH_HANDLERS_WHILE_DRAINING,
   PATCH_INERT_LOCAL_START,
   PATCH_INERT_LOCAL_START_GUARDED,
@@ -15,7 +16,7 @@ import {
   PATCH_PER_FIRE_COST,
   PATCH_TARGETS_BOUND,
 } from '../../src/workflows/schedule.js';
-import { type HistoryEvent, isLocalActivityMarker, markerText } from '../helpers/history.js';
+import { type HistoryEvent, handOffsPerTask, isLocalActivityMarker, markerText } from '../helpers/history.js';
 import '../helpers/quiet-sdk.js';
 
 // Every history recorded by test/histories/record.ts, for every release, replayed against today's
@@ -57,6 +58,8 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.4.2')?.length).toBeGreaterThanOrEqual(13);
     // v0.5.0: with targets bound to their tenant (the authorized child start, revocation without gaps).
     expect(releases.get('v0.5.0')?.length).toBeGreaterThanOrEqual(15);
+    // v0.5.1: with hand-offs bounded per schedule (chunked backfills, continue-as-new by history size).
+    expect(releases.get('v0.5.1')?.length).toBeGreaterThanOrEqual(20);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -285,5 +288,48 @@ describe('recorded histories of the v0.5 patch: targets bound to their tenant', 
     // slots queued behind it came due.
     expect(childStarts(events.slice(revokedAt, takeOver))).toHaveLength(0);
     expect(childStarts(events.slice(takeOver)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('recorded histories of the v0.5.1 patch: hand-offs bounded per schedule', () => {
+  type Events = readonly HistoryEvent[];
+  const handOffs = (events: Events) =>
+    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'handOff');
+  const chunks = (events: Events) => handOffsPerTask([events]);
+  const json = (payload: { data?: Uint8Array | null } | undefined) =>
+    JSON.parse(Buffer.from(payload?.data ?? []).toString('utf8'));
+
+  it('v0.5.0 predates it; every v0.5.1 history carries it', () => {
+    for (const file of inRelease('v0.5.0'))
+      expect(markerText(decode(file))).not.toContain(PATCH_BOUNDED_HANDOFFS);
+    for (const file of inRelease('v0.5.1'))
+      expect(markerText(decode(file)), basename(file)).toContain(PATCH_BOUNDED_HANDOFFS);
+  });
+
+  it("a backfill goes out in chunks of the tenant's max_handoffs_in_flight (3): never more in one task", () => {
+    const events = named('v0.5.1', 'bounded-backfill');
+    expect(handOffs(events).length).toBeGreaterThanOrEqual(10);
+    expect(chunks(events)[0]).toBe(3);
+    expect(Math.max(...chunks(events))).toBeLessThanOrEqual(3);
+  });
+
+  it('occurrences waiting for room are not handed off once the schedule is cancelled or its owner revoked', () => {
+    // 8 slots backfilled, 3 in flight when the cancel or the revocation came: the other 5 never went out.
+    expect(handOffs(named('v0.5.1', 'bounded-cancel'))).toHaveLength(3);
+    expect(handOffs(named('v0.5.1', 'bounded-revoked'))).toHaveLength(3);
+  });
+
+  it('a 60 KB payload: the run continues as new by history size, carrying the hand-offs still waiting', () => {
+    const first = named('v0.5.1', 'bounded-large-first-run');
+    expect(first.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    const carried = json(first.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads?.[0]);
+    expect(carried.state.awaitingHandoff.length).toBeGreaterThan(0);
+    // The payload travels once per hand-off: in the envelope, not again in the target.
+    const input = json(handOffs(first)[0]?.activityTaskScheduledEventAttributes?.input?.payloads?.[0]);
+    expect(input.occurrence.payload.blob).toHaveLength(60_000);
+    expect(input.target.payload).toBeUndefined();
+    const last = named('v0.5.1', 'bounded-large-last-run');
+    expect(handOffs(last).length).toBeGreaterThan(0);
+    expect(Math.max(...chunks(first), ...chunks(last))).toBeLessThanOrEqual(3);
   });
 });
