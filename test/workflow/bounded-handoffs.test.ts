@@ -209,4 +209,43 @@ describe('hand-offs in flight are bounded per schedule (time-skipping server)', 
     expect(deliveredIds('revoked').size).toBe(2);
     expect(deliveredIds('cancelled').size).toBe(2);
   });
+
+  it("a sink that hangs holds its own schedule's bound, not the worker: another tenant's hand-offs go on", async () => {
+    const held = gate();
+    sink = await startFaultSink((d) => (d.path === '/tarpit' ? { status: 200, until: held.opened } : 200));
+    const sinks = [{ url: sink.url('/'), private: true }];
+    const policy = TenantPolicy.fromTenants({
+      acme: { event_sinks: sinks, quotas: { max_handoffs_in_flight: 20 } },
+      beta: { event_sinks: sinks },
+    });
+    const { sdk, harness } = await start(policy, 20);
+    const beta = new SchedulerClient({
+      client: harness.env.client,
+      taskQueue: SCHEDULER_QUEUE,
+      jobTaskQueue: JOB_QUEUE,
+      principal: { tenant_id: 'beta', owner_ref: 'ops' },
+      clock: () => harness.now(),
+    });
+    // 300 slots to a sink that never answers: more than the worker's 100 activity slots.
+    await hourlyToSink(sdk, 'tarpit');
+    await sdk.backfill('tarpit', await lastHours(300));
+    await eventually(
+      '20 held by the tarpit',
+      async () => deliveredIds('tarpit').size >= 20 || undefined,
+      30_000,
+    );
+
+    await hourlyToSink(beta, 'neighbour');
+    for (let i = 0; i < 5; i++)
+      await beta.triggerNow('neighbour', { scheduled_for: new Date(Date.UTC(2026, 0, 1, i)).toISOString() });
+    await eventually(
+      'the neighbour handed off',
+      async () => deliveredIds('neighbour').size === 5 || undefined,
+      30_000,
+    );
+    // Meanwhile the tarpit holds its bound and no more (a POST past its 15 s timeout is retried: the same IDs).
+    expect(deliveredIds('tarpit').size).toBe(20);
+    expect(sink.maxConcurrent()).toBeLessThanOrEqual(20 + 5);
+    held.open();
+  });
 });
