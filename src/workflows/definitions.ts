@@ -27,23 +27,9 @@ export const FIRST_SLOT_BATCH = 5;
 /** Slots one backfill may cover; past it the workflow refuses the backfill (INVALID_REQUEST: split it). */
 export const BACKFILL_LIMIT = 1000;
 
-/**
- * Hand-offs one schedule has under way at once when its tenant's quota (`max_handoffs_in_flight`) says
- * nothing smaller: a backfill of BACKFILL_LIMIT slots goes out in chunks of at most this many.
- */
-export const MAX_HANDOFFS_IN_FLIGHT = 100;
-/**
- * What the hand-off commands of one workflow task may carry, in characters of their JSON (the payload in
- * each): far below the server's 4 MiB gRPC message limit even for a payload of 3-byte UTF-8 characters.
- * The bound on hand-offs in flight is lowered until they fit it (60 KB payloads: 16 at once).
- */
-export const HANDOFF_CHARS_PER_TASK = 1024 * 1024;
-/** What one hand-off command carries besides the payload (the envelope, search attributes, details). */
-export const HANDOFF_OVERHEAD_CHARS = 2048;
-
 export const pauseSignal = defineSignal<[{ note?: string }?]>('pause');
 /**
- * Resume a paused schedule. Before v0.5 (runs without PATCH_REVOCATION_WITHOUT_GAPS) it also took a revoked
+ * Resume a paused schedule. Before v0.5 (runs without PATCHES.TARGETS_BOUND) it also took a revoked
  * schedule over; since, only `takeOverUpdate` does: a signal is what another schedule's WORKFLOW_SIGNAL
  * target sends, an API takeover is not.
  */

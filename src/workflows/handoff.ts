@@ -5,7 +5,7 @@
 // the schedule's workflow task that decided the slot:
 // - `startJobInActivity`: an activity starts it through the client, for schedules that never wait for the
 //   job (a regular activity since 0.3; a local activity of the deciding task before, see
-//   PATCH_NO_LOCAL_ACTIVITIES in schedule.ts); a retried start carries the same request ID;
+//   PATCHES.NO_LOCAL_ACTIVITIES in patches.ts; why: docs/runtime.md); a retried start carries the same request ID;
 // - `startJob`: a child workflow (a start command, then the child's started and closed events), for
 //   schedules that need its completion (overlap other than ALLOW, FIXED_DELAY, ONE_TIME/DELAY/DEADLINE):
 //   the child's result is how the schedule learns it, with no polling.
@@ -90,7 +90,7 @@ const startJobLocally =
   wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(
     jobStartActivityOptions,
   ).startJobWorkflow;
-// An inert start (PATCH_INERT_LOCAL_START in schedule.ts) must resolve before the next wake and retry
+// An inert start (PATCHES.INERT_LOCAL_START in patches.ts) must resolve before the next wake and retry
 // within core: no backoff timer after its result (the retry threshold is above its whole budget).
 const startJobInertly = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>({
   ...jobStartActivityOptions,
@@ -101,7 +101,7 @@ const startJobInertly = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJo
 const startJobInTask =
   wf.proxyActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(jobStartActivityOptions).startJobWorkflow;
 
-/** The tenant policy's verdict on a JOB the schedule is about to start as a child (PATCH_TARGETS_BOUND). */
+/** The tenant policy's verdict on a JOB the schedule is about to start as a child (PATCHES.TARGETS_BOUND). */
 export const authorizeJobStart = wf.proxyActivities<Pick<HandoffActivities, 'authorizeTarget'>>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s' },
@@ -109,7 +109,7 @@ export const authorizeJobStart = wf.proxyActivities<Pick<HandoffActivities, 'aut
 
 /**
  * Starts the job from an activity: a regular one since v0.3 (`local: false`), a local one of the current
- * workflow task before (see PATCH_NO_LOCAL_ACTIVITIES in schedule.ts for why). `emission` names this
+ * workflow task before (see PATCHES.NO_LOCAL_ACTIVITIES in patches.ts, and docs/runtime.md for why). `emission` names this
  * hand-off for the server's request deduplication: the same on every attempt, different for another
  * emission of the slot.
  */

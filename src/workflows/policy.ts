@@ -111,3 +111,123 @@ export function applyOverlapPolicy(policy: OverlapPolicy, state: OverlapState): 
       return { action: 'REPLACE' };
   }
 }
+
+// ------------------------------------------------------------------ hand-offs (PATCHES.BOUNDED_HANDOFFS)
+// History-visible tweakables: changing one changes the commands a running schedule emits (a patch).
+/** Hand-offs one schedule has under way at once when its tenant's quota says nothing smaller. */
+export const MAX_HANDOFFS_IN_FLIGHT = 100;
+/**
+ * What the hand-off commands of one workflow task may carry, in characters of their JSON (the payload in
+ * each): far below the server's 4 MiB gRPC message limit even for a payload of 3-byte UTF-8 characters.
+ */
+export const HANDOFF_CHARS_PER_TASK = 1024 * 1024;
+/** What one hand-off command carries besides the payload (the envelope, search attributes, details). */
+export const HANDOFF_OVERHEAD_CHARS = 2048;
+
+/**
+ * How many hand-offs a schedule may have under way: its tenant's `max_handoffs_in_flight` (null or absent:
+ * none told), MAX_HANDOFFS_IN_FLIGHT, and as many as fit HANDOFF_CHARS_PER_TASK with its payload (a 60 KB
+ * payload: 16). At least one. New starts happen only below it, so no workflow task schedules more.
+ */
+export function handoffBound(quota: number | null | undefined, payloadChars: number): number {
+  const fitting = Math.floor(HANDOFF_CHARS_PER_TASK / (HANDOFF_OVERHEAD_CHARS + payloadChars));
+  return Math.max(1, Math.min(MAX_HANDOFFS_IN_FLIGHT, fitting, quota ?? MAX_HANDOFFS_IN_FLIGHT));
+}
+
+/** How an occurrence is handed off (src/workflows/handoff.ts and the activities run them). */
+export type StartMode =
+  /** A JOB started by a local activity whose result wakes nothing (PATCHES.INERT_LOCAL_START). */
+  | 'INERT_LOCAL_JOB_START'
+  /** A JOB started by an activity: the schedule never waits for the job. */
+  | 'JOB_START_ACTIVITY'
+  /** A JOB started as a child workflow: the schedule needs its completion. */
+  | 'CHILD_JOB'
+  /** A WORKFLOW_SIGNAL or EVENT, through the handOff activity. */
+  | 'HANDOFF_ACTIVITY';
+
+export interface StartModeFacts {
+  targetType: 'JOB' | 'WORKFLOW_SIGNAL' | 'EVENT';
+  trigger: 'SCHEDULE' | 'MANUAL' | 'BACKFILL';
+  /** Overlap other than ALLOW, FIXED_DELAY, or a schedule that ends after its slots. */
+  watchesCompletion: boolean;
+  /** PATCHES.PER_FIRE_COST: before it every JOB was a child. */
+  perFireCost: boolean;
+  /** The pass may start inertly (inertEligible). */
+  startsMayBeInert: boolean;
+}
+
+export function startMode(f: StartModeFacts): StartMode {
+  if (f.targetType !== 'JOB') return 'HANDOFF_ACTIVITY';
+  if (f.watchesCompletion) return 'CHILD_JOB';
+  if (f.startsMayBeInert && f.trigger === 'SCHEDULE') return 'INERT_LOCAL_JOB_START';
+  return f.perFireCost ? 'JOB_START_ACTIVITY' : 'CHILD_JOB';
+}
+
+export interface InertFacts {
+  /** The run starts jobs inertly at all (Behaviour.inertLocalStarts). */
+  enabled: boolean;
+  active: boolean;
+  commandsWaiting: number;
+  pendingFires: number;
+  firesPerPass: number;
+  nextFireAtMs: number | null;
+  nowMs: number;
+  /** How far the next slot must be for an inert start to resolve before it. */
+  spacingMs: number;
+  historyFull: boolean;
+  /** PATCHES.BOUNDED_HANDOFFS answered true; then the three below count. */
+  bounded: boolean;
+  awaitingHandoff: number;
+  inFlight: number;
+  bound: number;
+}
+
+/**
+ * Whether this pass's job starts may be inert: only if the task ends asleep on a timer (ACTIVE, a later
+ * slot buffered and far enough, no command waiting, the whole catch-up in this pass, the history short of
+ * its bound) and, under the bound, every fire of the pass starts now (one left waiting would wait for a
+ * wake an inert start never gives).
+ */
+export function inertEligible(f: InertFacts): boolean {
+  return (
+    f.enabled &&
+    f.active &&
+    f.commandsWaiting === 0 &&
+    f.pendingFires <= f.firesPerPass &&
+    f.nextFireAtMs !== null &&
+    f.nextFireAtMs - f.nowMs >= f.spacingMs &&
+    !f.historyFull &&
+    (!f.bounded || (f.awaitingHandoff === 0 && f.inFlight + f.pendingFires <= f.bound))
+  );
+}
+
+export interface OutcomeFacts {
+  /** The calendar has no slot left. */
+  exhausted: boolean;
+  buffered: number;
+  pendingFires: number;
+  queued: number;
+  awaitingHandoff: number;
+  inFlight: number;
+  running: number;
+  /** ONE_TIME, DELAY, DEADLINE. */
+  endsAfterItsSlots: boolean;
+  failed: number;
+}
+
+/**
+ * An active schedule's outcome after a pass: it ends once nothing is left to compute, decide, hand off or
+ * wait for; a schedule that ends after its slots ends FAILED if one of its occurrences failed.
+ */
+export function runOutcome(f: OutcomeFacts): 'RUNNING' | 'COMPLETED' | 'FAILED' {
+  const idle =
+    f.exhausted &&
+    f.buffered === 0 &&
+    f.pendingFires === 0 &&
+    f.queued === 0 &&
+    f.awaitingHandoff === 0 &&
+    f.inFlight === 0 &&
+    f.running === 0;
+  if (!idle) return 'RUNNING';
+  return f.endsAfterItsSlots && f.failed > 0 ? 'FAILED' : 'COMPLETED';
+}

@@ -39,11 +39,8 @@ import {
   type EditCommand,
   editUpdate,
   FIRST_SLOT_BATCH,
-  HANDOFF_CHARS_PER_TASK,
-  HANDOFF_OVERHEAD_CHARS,
   INVALID_REQUEST,
   INVALID_STATE,
-  MAX_HANDOFFS_IN_FLIGHT,
   ownerRevokedSignal,
   pauseSignal,
   resumeSignal,
@@ -55,7 +52,16 @@ import {
 import { authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './handoff.js';
 import { markdownLiteral } from './markdown.js';
 import { countOccurrence, type MetricLabels, recordLateness } from './metrics.js';
-import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from './policy.js';
+import { askSmallFirstBatch, askVersionMemo, PatchesAskedEachPass, resolveBehaviour } from './patches.js';
+import {
+  applyMisfirePolicy,
+  applyOverlapPolicy,
+  handoffBound,
+  inertEligible,
+  runOutcome,
+  splitDue,
+  startMode,
+} from './policy.js';
 import {
   NextRunAtKey,
   OwnerKey,
@@ -66,87 +72,6 @@ import {
   TimingKindKey,
 } from './search-attributes.js';
 
-/**
- * Patch (`wf.patched`) of issue #9, which changed the commands a schedule emits per fire: a JOB of a schedule
- * that waits for no job starts from a local activity (not as a child), and visibility upserts only the
- * search attributes whose value changed. Asked once, in the run's first activation, before anything else:
- * a history recorded before it replays without it; a run started since has its marker first; a run that
- * started before keeps the old behaviour until it continues as new. (Asked later — at the first fire or
- * upsert — its marker could land in a different workflow task than the replayed code asks for it, when a
- * local activity outlived a task and the SDK heartbeated it; seen under load.)
- */
-export const PATCH_PER_FIRE_COST = 'issue-9-local-job-start-and-changed-attributes';
-
-/**
- * Patch of v0.3: while the run waits for its hand-offs in flight (a full history before continue-as-new, or a
- * schedule that ended), commands that arrive are applied. Before it, that wait also waited for every handler
- * to finish, and an update handler finishes only once the loop applied its command: an edit, trigger or
- * delete arriving then was never answered and the run never went on. Asked once at the run's start, like
- * the patch above.
- */
-export const PATCH_HANDLERS_WHILE_DRAINING = 'v0.3-handlers-while-draining';
-
-/**
- * Patch of v0.3: slot batches and job starts come from regular activities, no longer from local ones. With
- * TypeScript SDK 1.24.0 a local activity's marker can be recorded in a workflow task whose activation never
- * saw its result: a query delivered with the task is answered while the local activity runs, and sdk-core
- * then completes the task with the marker and forces a new one. Whatever that new task carries (an update,
- * a signal, an activity result) is seen before the local activity's result live, after it on replay: a
- * nondeterminism error at every rebuild of the run, and the schedule stops. Found by racing API processes
- * (test/integration/api-races.test.ts); reproduced and measured in RELIABILITY.md. A regular activity's
- * result is an event of its own, in the same place live and on replay. Cost: one more workflow task per
- * JOB fire and per slot batch (BENCHMARKS.md). Asked once at the run's start, like the patches above.
- */
-export const PATCH_NO_LOCAL_ACTIVITIES = 'v0.3-no-local-activities';
-
-/**
- * Patch of v0.4: a JOB start of a recurring ALLOW schedule is a local activity again (one workflow task per
- * fire), but only where nothing follows its result (docs/runtime.md, "Inert local starts"): the task that
- * starts it also arms the sleep's timer and upserts the next run, the result only updates the occurrence
- * and wakes nothing, and every wake first waits for such starts. In which task the query race of
- * PATCH_NO_LOCAL_ACTIVITIES records the marker does not matter then. Asked at a run's start, only in runs
- * that carry PATCH_NO_LOCAL_ACTIVITIES.
- */
-export const PATCH_INERT_LOCAL_START = 'v0.4-inert-local-job-start';
-/**
- * Patch of v0.4.1: new runs start no job locally again. The race test of the inert start
- * (test/integration/replay-under-queries.test.ts, second case) found 1 of 8 histories unreplayable in a
- * fresh-clone CI run ("Update machine does not handle this event": a triggerNow update racing a local
- * start), so the inert start was turned off; the cause turned out to be sdk-core's stale-clock path (see
- * PATCH_INERT_LOCAL_START_GUARDED). Runs that recorded PATCH_INERT_LOCAL_START (the v0.4.0 histories) keep
- * it on replay; runs that recorded this one start jobs from regular activities until they continue as new.
- */
-export const PATCH_NO_INERT_LOCAL_START = 'v0.4.1-no-inert-local-job-start';
-/**
- * Patch of v0.4.2: new runs start jobs inertly again (PATCH_INERT_LOCAL_START's rules). The history the race
- * test lost in v0.4.0 came from the stale-clock path of sdk-core (a query rebuilding an evicted run applies
- * the next task's events on the previous task's clock: a timer fired before an update live, after it on
- * replay), which the stale-clock guard (stale-clock-guard.ts) now refuses for every schedule; the inert
- * start under that guard passed the race under eviction (test/integration/stale-clock.test.ts shape, cache
- * of 2) and without. Asked first: runs that recorded it never ask the two before.
- */
-export const PATCH_INERT_LOCAL_START_GUARDED = 'v0.4.2-inert-local-job-start';
-/**
- * Patch of v0.5 (issue #19, targets bound to their tenant): a JOB the schedule starts as a child is first
- * authorized by an activity against the tenant policy in force (the other hand-offs check it inside their
- * own activity); trigger, backfill and a queued occurrence of a schedule whose owner was revoked are
- * refused; a resume signal no longer clears a revocation (only takeOverUpdate does). Asked at the top of
- * every pass of the loop until it answers true, where no local activity is in flight, so that runs started
- * before v0.5 take it up at their next pass instead of at their next continue-as-new (a hostile schedule
- * created before the policy existed is judged by it as soon as the worker is upgraded). Runs of 0.2 and
- * before (local slot batches) never ask it.
- */
-export const PATCH_TARGETS_BOUND = 'v0.5-targets-bound-to-tenant';
-/**
- * Patch of v0.5.1 (issue #20, safe to operate): a schedule has at most `handoffLimit()` hand-offs under way
- * (its tenant's `max_handoffs_in_flight`, MAX_HANDOFFS_IN_FLIGHT, and as many as fit HANDOFF_CHARS_PER_TASK
- * with its payload); an occurrence decided beyond that waits DISPATCHING in `awaitingHandoff` and goes out
- * as earlier ones finish. A 1,000-slot backfill is then many small workflow tasks, not one whose commands
- * pass the gRPC message limit, and a slow sink holds at most this schedule's bound of the worker's
- * activity slots. Before it every decided slot was handed off in the task that decided it. Asked like
- * PATCH_TARGETS_BOUND, at the top of every pass of the loop until it answers true.
- */
-export const PATCH_BOUNDED_HANDOFFS = 'v0.5.1-bounded-handoffs';
 /** An inert start needs the next slot this far away, so that it resolved before the next wake. */
 const INERT_START_SPACING_MS = 30_000;
 
@@ -157,17 +82,11 @@ const NEXT_RUNS_SHOWN = 10;
 const FIRES_PER_PASS = 50;
 const DEFAULT_CONTINUE_AS_NEW_AFTER = 5000;
 /**
- * History size (bytes, as the server counts it) past which a run continues as new (PATCH_BOUNDED_HANDOFFS):
+ * History size (bytes, as the server counts it) past which a run continues as new (PATCHES.BOUNDED_HANDOFFS):
  * with a large payload every hand-off adds it to history, and a history past the 4 MiB gRPC message limit
  * cannot be read back in one page. The server's own suggestion may come later, or never (the test server).
  */
 const CONTINUE_AS_NEW_AFTER_BYTES = 2 * 1024 * 1024;
-
-// Patches (wf.patched): histories recorded before them replay the old code path (test/histories/v0.1.0).
-/** The first slot batch is FIRST_SLOT_BATCH slots, not SLOT_BATCH. */
-const PATCH_SMALL_FIRST_BATCH = 'small-first-slot-batch';
-/** An edit upserts the new version into the memo (VERSION_MEMO), which the SDK reads without a worker. */
-const PATCH_VERSION_MEMO = 'version-memo';
 
 type SlotActivities = { computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch> };
 const slotActivityOptions = {
@@ -229,7 +148,7 @@ export interface ScheduleState {
   deletedAt?: string | null;
   /**
    * Occurrences decided to fire (DISPATCHING) whose hand-off waits for room under the schedule's bound
-   * (PATCH_BOUNDED_HANDOFFS), oldest first; absent in states of runs before it.
+   * (PATCHES.BOUNDED_HANDOFFS), oldest first; absent in states of runs before it.
    */
   awaitingHandoff?: Array<{ occurrenceId: string; late: boolean }>;
   /** The tenant's `max_handoffs_in_flight` as last told (at create, then by each hand-off); null: none. */
@@ -311,18 +230,10 @@ function initialState(input: ScheduleWorkflowInput): ScheduleState {
 }
 
 export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
-  const perFireCost = wf.patched(PATCH_PER_FIRE_COST);
-  const servesHandlersWhileDraining = wf.patched(PATCH_HANDLERS_WHILE_DRAINING);
-  const localActivities = !wf.patched(PATCH_NO_LOCAL_ACTIVITIES);
-  const inertLocalStarts =
-    !localActivities &&
-    (wf.patched(PATCH_INERT_LOCAL_START_GUARDED) ||
-      (!wf.patched(PATCH_NO_INERT_LOCAL_START) && wf.patched(PATCH_INERT_LOCAL_START)));
+  const behaviour = resolveBehaviour();
+  const { perFireCost, servesHandlersWhileDraining, localActivities, inertLocalStarts } = behaviour;
+  const asked = new PatchesAskedEachPass(behaviour);
   const { computeSlotBatch } = localActivities ? slotsLocally : slotsInTask;
-  /** PATCH_TARGETS_BOUND, once a pass of the loop asked it and it answered true. */
-  let targetsBound = false;
-  /** PATCH_BOUNDED_HANDOFFS, likewise. */
-  let handoffsBounded = false;
   let givenFirstBatch = input.state === undefined && !localActivities ? input.firstBatch : undefined;
   const s: ScheduleState = input.state ?? initialState(input);
   const continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
@@ -331,7 +242,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     return (
       info.continueAsNewSuggested ||
       info.historyLength > continueAsNewAfter ||
-      (handoffsBounded && info.historySize > CONTINUE_AS_NEW_AFTER_BYTES)
+      (asked.handoffsBounded && info.historySize > CONTINUE_AS_NEW_AFTER_BYTES)
     );
   };
   const commands: Command[] = [];
@@ -339,7 +250,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   let handoffsInFlight = 0;
   /** Jobs being started from an activity (a local one before v0.3: resolved within the task that started it). */
   let jobStartsInFlight = 0;
-  /** Inert local starts in flight (PATCH_INERT_LOCAL_START): not in jobStartsInFlight, they wake nothing. */
+  /** Inert local starts in flight (PATCHES.INERT_LOCAL_START): not in jobStartsInFlight, they wake nothing. */
   let inertStartsInFlight = 0;
   /** Set by processDueSlots for the fires of a pass whose task ends asleep on a timer. */
   let startsMayBeInert = false;
@@ -511,34 +422,24 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     }
   };
 
-  /** The hand-offs this schedule may have under way at once (PATCH_BOUNDED_HANDOFFS). */
-  let limitFor: { version: number; limit: number } | null = null;
+  /** The payload's size, measured once per version of the definition. */
+  let payloadOf: { version: number; chars: number } | null = null;
+  /** The hand-offs this schedule may have under way at once (PATCHES.BOUNDED_HANDOFFS). */
   const handoffLimit = (): number => {
-    if (limitFor?.version !== s.version) {
-      const payloadChars = JSON.stringify(s.spec.target.payload ?? null).length;
-      limitFor = {
-        version: s.version,
-        limit: Math.max(
-          1,
-          Math.min(
-            MAX_HANDOFFS_IN_FLIGHT,
-            Math.floor(HANDOFF_CHARS_PER_TASK / (HANDOFF_OVERHEAD_CHARS + payloadChars)),
-          ),
-        ),
-      };
-    }
-    return Math.max(1, Math.min(limitFor.limit, s.handoffQuota ?? MAX_HANDOFFS_IN_FLIGHT));
+    if (payloadOf?.version !== s.version)
+      payloadOf = { version: s.version, chars: JSON.stringify(s.spec.target.payload ?? null).length };
+    return handoffBound(s.handoffQuota, payloadOf.chars);
   };
   /** A hand-off's result tells the tenant's quota in force (since v0.5.1 activities). */
   const learnQuota = (told: { inFlightLimit?: number | null }) => {
-    if (handoffsBounded && told.inFlightLimit !== undefined) s.handoffQuota = told.inFlightLimit;
+    if (asked.handoffsBounded && told.inFlightLimit !== undefined) s.handoffQuota = told.inFlightLimit;
   };
   const awaiting = () => (s.awaitingHandoff ??= []);
 
   /** Marks an occurrence as being handed off; the hand-off starts now, or once there is room for it. */
   const dispatch = (occ: Occurrence, late: boolean) => {
     occ.status = 'DISPATCHING';
-    if (handoffsBounded && (handoffsInFlight >= handoffLimit() || awaiting().length > 0)) {
+    if (asked.handoffsBounded && (handoffsInFlight >= handoffLimit() || awaiting().length > 0)) {
       awaiting().push({ occurrenceId: occ.occurrence_id, late });
       return;
     }
@@ -579,8 +480,14 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     }
     handoffsInFlight += 1;
     const target = s.spec.target;
-    const inert =
-      startsMayBeInert && occ.trigger === 'SCHEDULE' && target.type === 'JOB' && !watchesCompletion();
+    const mode = startMode({
+      targetType: target.type,
+      trigger: occ.trigger,
+      watchesCompletion: watchesCompletion(),
+      perFireCost,
+      startsMayBeInert,
+    });
+    const inert = mode === 'INERT_LOCAL_JOB_START';
     // Names this emission: a start retried after a crash gets back the run it already started.
     const emission = `${wf.workflowInfo().runId}/${s.counters.fired}`;
     void (async () => {
@@ -606,7 +513,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             });
           learnQuota(started);
           finishJobStart(occ, started);
-        } else if (target.type === 'JOB' && !watchesCompletion() && perFireCost) {
+        } else if (mode === 'JOB_START_ACTIVITY' && target.type === 'JOB') {
           // Nothing here waits for the job: start it from an activity (no child events, no child to
           // outlive the schedule). The request ID names this emission, so a start retried after a crash
           // gets back the run it already started.
@@ -622,8 +529,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           });
           learnQuota(started);
           finishJobStart(occ, started);
-        } else if (target.type === 'JOB') {
-          if (targetsBound) {
+        } else if (mode === 'CHILD_JOB' && target.type === 'JOB') {
+          if (asked.targetsBound) {
             // A child start is a command, not an activity: the policy in force is asked right before it.
             const verdict = await authorizeJobStart({
               tenant_id: s.identity.tenant_id,
@@ -660,10 +567,11 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           } else {
             finish(occ, 'HANDED_OFF', null);
           }
-        } else {
+        } else if (target.type !== 'JOB') {
+          // (startMode gives a JOB one of the three modes above.)
           // The payload travels in the envelope; since v0.5.1 not a second time in the target.
           const result = await handOff({
-            target: handoffsBounded ? { ...target, payload: undefined } : target,
+            target: asked.handoffsBounded ? { ...target, payload: undefined } : target,
             occurrence: envelope(occ),
           });
           learnQuota(result);
@@ -751,7 +659,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     while (s.queue.length > 0 && activeCount() === 0) {
       const occ = find(s.queue.shift()!);
       if (occ?.status !== 'QUEUED') continue;
-      if (targetsBound && s.ownerRevoked) {
+      if (asked.targetsBound && s.ownerRevoked) {
         // Queued while the owner still had a key: it is handed off under nobody's permission now.
         occ.status = 'SKIPPED';
         occ.reason = `refused: ${s.ownerRevoked.reason}`;
@@ -781,7 +689,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       const last = s.buffer.at(-1);
       if (last && Date.parse(last.fireAt) > now) return;
       // No cursor yet: the first batch of this calendar (a new schedule, or just edited).
-      const first = s.cursor === null && wf.patched(PATCH_SMALL_FIRST_BATCH);
+      const first = s.cursor === null && askSmallFirstBatch();
       const batch =
         givenFirstBatch ??
         (await computeSlotBatch(
@@ -868,7 +776,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         return command.done({ owner_ref: s.identity.owner_ref, taken_over: taken });
       }
       case 'resume':
-        if (s.ownerRevoked && !targetsBound) {
+        if (s.ownerRevoked && !asked.targetsBound) {
           s.ownerRevoked = null;
           s.updatedAt = workflowNowIso();
           if (command.ownerRef) changeOwner(command.ownerRef);
@@ -896,7 +804,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
         if (request.owner_ref) changeOwner(request.owner_ref);
         s.updatedAt = workflowNowIso();
-        if (wf.patched(PATCH_VERSION_MEMO)) wf.upsertMemo({ [VERSION_MEMO]: s.version });
+        if (askVersionMemo()) wf.upsertMemo({ [VERSION_MEMO]: s.version });
         // Future runs only: what is already decided stays; the new definition starts after now.
         const now = workflowNow();
         if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
@@ -908,7 +816,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       }
       case 'trigger': {
         if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
-        if (targetsBound && s.ownerRevoked) return command.done(revoked());
+        if (asked.targetsBound && s.ownerRevoked) return command.done(revoked());
         const at = command.request.scheduled_for
           ? canonicalInstant(command.request.scheduled_for)
           : workflowNowIso();
@@ -922,7 +830,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       }
       case 'backfill': {
         if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
-        if (targetsBound && s.ownerRevoked) return command.done(revoked());
+        if (asked.targetsBound && s.ownerRevoked) return command.done(revoked());
         const { from, to } = command.request;
         let batch: SlotBatch;
         try {
@@ -1071,18 +979,21 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     const nextSlot = s.buffer[0];
     // The pass's starts are inert only if this task ends asleep on a timer: ACTIVE, a later slot buffered
     // and far enough, no command waiting, the whole catch-up in this pass, the history short of its bound.
-    startsMayBeInert =
-      inertLocalStarts &&
-      s.status === 'ACTIVE' &&
-      commands.length === 0 &&
-      s.pendingFires.length <= FIRES_PER_PASS &&
-      nextSlot !== undefined &&
-      Date.parse(nextSlot.fireAt) - now >= INERT_START_SPACING_MS &&
-      !historyIsFull() &&
-      // Every fire of the pass starts now: one left waiting would wait for a wake an inert start never gives.
-      (!handoffsBounded ||
-        ((s.awaitingHandoff?.length ?? 0) === 0 &&
-          handoffsInFlight + s.pendingFires.length <= handoffLimit()));
+    startsMayBeInert = inertEligible({
+      enabled: inertLocalStarts,
+      active: s.status === 'ACTIVE',
+      commandsWaiting: commands.length,
+      pendingFires: s.pendingFires.length,
+      firesPerPass: FIRES_PER_PASS,
+      nextFireAtMs: nextSlot ? Date.parse(nextSlot.fireAt) : null,
+      nowMs: now,
+      spacingMs: INERT_START_SPACING_MS,
+      historyFull: historyIsFull(),
+      bounded: asked.handoffsBounded,
+      awaitingHandoff: s.awaitingHandoff?.length ?? 0,
+      inFlight: handoffsInFlight,
+      bound: handoffLimit(),
+    });
     firePending();
     startsMayBeInert = false;
   };
@@ -1111,8 +1022,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     // Whatever woke the loop, inert starts resolve first: live their results may come with the wake's
     // task, on replay before it; after this wait the loop sees the same state either way.
     if (inertLocalStarts) await wf.condition(() => inertStartsInFlight === 0);
-    if (!targetsBound && !localActivities) targetsBound = wf.patched(PATCH_TARGETS_BOUND);
-    if (!handoffsBounded && !localActivities) handoffsBounded = wf.patched(PATCH_BOUNDED_HANDOFFS);
+    asked.askAtTopOfPass();
     wake = false;
     // What was due before a command arrived is handled under the definition it was due under: an edit,
     // pause or cancel that lands on a due slot applies after that slot fired.
@@ -1123,22 +1033,25 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     if (s.status === 'ACTIVE') {
       await processDueSlots();
       drainQueue();
-      const finished =
-        s.exhausted &&
-        s.buffer.length === 0 &&
-        s.pendingFires.length === 0 &&
-        s.queue.length === 0 &&
-        (s.awaitingHandoff?.length ?? 0) === 0 &&
-        handoffsInFlight === 0 &&
-        s.running.length === 0;
-      if (finished) {
-        s.status = endsAfterItsSlots() && s.counters.failed > 0 ? 'FAILED' : 'COMPLETED';
+      const outcome = runOutcome({
+        exhausted: s.exhausted,
+        buffered: s.buffer.length,
+        pendingFires: s.pendingFires.length,
+        queued: s.queue.length,
+        awaitingHandoff: s.awaitingHandoff?.length ?? 0,
+        inFlight: handoffsInFlight,
+        running: s.running.length,
+        endsAfterItsSlots: endsAfterItsSlots(),
+        failed: s.counters.failed,
+      });
+      if (outcome !== 'RUNNING') {
+        s.status = outcome;
         s.updatedAt = workflowNowIso();
         break;
       }
     }
     // Decided hand-offs go out while paused too: a pause stops new slots, not what was already emitted.
-    if (handoffsBounded) handOffAwaiting();
+    if (asked.handoffsBounded) handOffAwaiting();
     refreshVisibility();
 
     // Awaited JOBs report their completion only to the run that started them, so a run that awaits
@@ -1148,7 +1061,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       await untilDrainedOrCommanded();
       if (commands.length === 0) {
         // The server starts the next run with the first run's memo, not the upserted one: carry it.
-        if (wf.patched(PATCH_VERSION_MEMO)) {
+        if (askVersionMemo()) {
           await wf.makeContinueAsNewFunc<typeof scheduleWorkflow>({
             memo: { ...wf.workflowInfo().memo, [VERSION_MEMO]: s.version },
           })(continuedInput());

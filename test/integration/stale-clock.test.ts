@@ -109,7 +109,7 @@ describe('schedules read while evicted from a small worker cache (dev server)', 
   }, 300_000);
 
   it(`${SCHEDULES} schedules every 35 s (inert local job starts), ${CACHED_WORKFLOWS} cached, read and triggered: every history replays`, async () => {
-    // Slots 35 s apart start their jobs from local activities (PATCH_INERT_LOCAL_START_GUARDED): evicted
+    // Slots 35 s apart start their jobs from local activities (PATCHES.INERT_LOCAL_START_GUARDED): evicted
     // and rebuilt for reads while those starts run, the schedules must replay as well.
     const { localStarts } = await race('stale-clock-inert', 35);
     // The race was there to lose: local starts ran while the schedules were evicted and read. (Not every

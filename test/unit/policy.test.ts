@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { applyMisfirePolicy, applyOverlapPolicy, splitDue } from '../../src/workflows/policy.js';
+import {
+  applyMisfirePolicy,
+  applyOverlapPolicy,
+  handoffBound,
+  type InertFacts,
+  inertEligible,
+  MAX_HANDOFFS_IN_FLIGHT,
+  type OutcomeFacts,
+  runOutcome,
+  type StartModeFacts,
+  splitDue,
+  startMode,
+} from '../../src/workflows/policy.js';
 
 const HOUR = 3_600_000;
 const t0 = Date.parse('2026-03-01T00:00:00Z');
@@ -89,5 +101,144 @@ describe('applyOverlapPolicy', () => {
   it('QUEUE is bounded', () => {
     const full = applyOverlapPolicy('QUEUE', { running: 1, queued: 2, queueLimit: 2 });
     expect(full).toEqual({ action: 'SKIP', reason: 'overlap QUEUE: queue full (queue_limit=2)' });
+  });
+});
+
+describe('handoffBound', () => {
+  it("is the tenant's quota when it is the smallest", () => {
+    expect(handoffBound(3, 0)).toBe(3);
+    expect(handoffBound(50, 200)).toBe(50);
+  });
+
+  it('without a quota, 100 for a small payload', () => {
+    expect(handoffBound(null, 0)).toBe(MAX_HANDOFFS_IN_FLIGHT);
+    expect(handoffBound(undefined, 4)).toBe(100);
+  });
+
+  it('a large payload lowers it to what fits 1 MiB of commands: 60 KB, 16; 16 KiB, 56', () => {
+    expect(handoffBound(null, 60_011)).toBe(16);
+    expect(handoffBound(50, 16 * 1024)).toBe(50);
+    expect(handoffBound(null, 16 * 1024)).toBe(56);
+  });
+
+  it('never below one, however large the payload or small the quota', () => {
+    expect(handoffBound(null, 5_000_000)).toBe(1);
+    expect(handoffBound(0, 10)).toBe(1);
+  });
+});
+
+describe('startMode', () => {
+  const job = (over: Partial<StartModeFacts> = {}): StartModeFacts => ({
+    targetType: 'JOB',
+    trigger: 'SCHEDULE',
+    watchesCompletion: false,
+    perFireCost: true,
+    startsMayBeInert: false,
+    ...over,
+  });
+
+  it('signals and events go through the handOff activity, whatever else holds', () => {
+    for (const targetType of ['WORKFLOW_SIGNAL', 'EVENT'] as const) {
+      expect(startMode(job({ targetType }))).toBe('HANDOFF_ACTIVITY');
+      expect(startMode(job({ targetType, watchesCompletion: true, startsMayBeInert: true }))).toBe(
+        'HANDOFF_ACTIVITY',
+      );
+    }
+  });
+
+  it('a JOB whose completion the schedule needs is a child, even in a pass that may start inertly', () => {
+    expect(startMode(job({ watchesCompletion: true }))).toBe('CHILD_JOB');
+    expect(startMode(job({ watchesCompletion: true, startsMayBeInert: true }))).toBe('CHILD_JOB');
+  });
+
+  it('a scheduled JOB fire in an inert pass starts locally; a trigger or backfill in that pass does not', () => {
+    expect(startMode(job({ startsMayBeInert: true }))).toBe('INERT_LOCAL_JOB_START');
+    expect(startMode(job({ startsMayBeInert: true, trigger: 'MANUAL' }))).toBe('JOB_START_ACTIVITY');
+    expect(startMode(job({ startsMayBeInert: true, trigger: 'BACKFILL' }))).toBe('JOB_START_ACTIVITY');
+  });
+
+  it('before the per-fire-cost patch every JOB was a child', () => {
+    expect(startMode(job({ perFireCost: false }))).toBe('CHILD_JOB');
+    expect(startMode(job())).toBe('JOB_START_ACTIVITY');
+  });
+});
+
+describe('inertEligible', () => {
+  const now = t0;
+  const facts = (over: Partial<InertFacts> = {}): InertFacts => ({
+    enabled: true,
+    active: true,
+    commandsWaiting: 0,
+    pendingFires: 1,
+    firesPerPass: 50,
+    nextFireAtMs: now + HOUR,
+    nowMs: now,
+    spacingMs: 30_000,
+    historyFull: false,
+    bounded: true,
+    awaitingHandoff: 0,
+    inFlight: 0,
+    bound: 100,
+    ...over,
+  });
+
+  it('a lone fire with the next slot an hour away, nothing waiting: inert', () => {
+    expect(inertEligible(facts())).toBe(true);
+  });
+
+  it('not when the task would not end asleep on a timer', () => {
+    expect(inertEligible(facts({ enabled: false }))).toBe(false);
+    expect(inertEligible(facts({ active: false }))).toBe(false);
+    expect(inertEligible(facts({ commandsWaiting: 1 }))).toBe(false);
+    expect(inertEligible(facts({ pendingFires: 51 }))).toBe(false);
+    expect(inertEligible(facts({ nextFireAtMs: null }))).toBe(false);
+    expect(inertEligible(facts({ historyFull: true }))).toBe(false);
+  });
+
+  it('the next slot must be at least the spacing away', () => {
+    expect(inertEligible(facts({ nextFireAtMs: now + 29_999 }))).toBe(false);
+    expect(inertEligible(facts({ nextFireAtMs: now + 30_000 }))).toBe(true);
+  });
+
+  it('under the bound, only if every fire of the pass starts now', () => {
+    expect(inertEligible(facts({ awaitingHandoff: 1 }))).toBe(false);
+    expect(inertEligible(facts({ pendingFires: 3, inFlight: 1, bound: 3 }))).toBe(false);
+    expect(inertEligible(facts({ pendingFires: 2, inFlight: 1, bound: 3 }))).toBe(true);
+    // Runs before the bound ignore it.
+    expect(inertEligible(facts({ bounded: false, awaitingHandoff: 1, inFlight: 9, bound: 3 }))).toBe(true);
+  });
+});
+
+describe('runOutcome', () => {
+  const idle: OutcomeFacts = {
+    exhausted: true,
+    buffered: 0,
+    pendingFires: 0,
+    queued: 0,
+    awaitingHandoff: 0,
+    inFlight: 0,
+    running: 0,
+    endsAfterItsSlots: true,
+    failed: 0,
+  };
+
+  it('ends COMPLETED once nothing is left, FAILED if a finite schedule had a failure', () => {
+    expect(runOutcome(idle)).toBe('COMPLETED');
+    expect(runOutcome({ ...idle, failed: 1 })).toBe('FAILED');
+    // A recurring schedule that ran out of slots (an UNTIL) completes whatever failed on the way.
+    expect(runOutcome({ ...idle, endsAfterItsSlots: false, failed: 3 })).toBe('COMPLETED');
+  });
+
+  it('keeps running while anything is left to compute, decide, hand off or wait for', () => {
+    const left: Array<Partial<OutcomeFacts>> = [
+      { exhausted: false },
+      { buffered: 1 },
+      { pendingFires: 1 },
+      { queued: 1 },
+      { awaitingHandoff: 1 },
+      { inFlight: 1 },
+      { running: 1 },
+    ];
+    for (const over of left) expect(runOutcome({ ...idle, ...over }), JSON.stringify(over)).toBe('RUNNING');
   });
 });

@@ -6,16 +6,7 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { schedulerReplayOptions } from '../../src/worker.js';
-import {
-  PATCH_BOUNDED_HANDOFFS,
-  PATCH_HANDLERS_WHILE_DRAINING,
-  PATCH_INERT_LOCAL_START,
-  PATCH_INERT_LOCAL_START_GUARDED,
-  PATCH_NO_INERT_LOCAL_START,
-  PATCH_NO_LOCAL_ACTIVITIES,
-  PATCH_PER_FIRE_COST,
-  PATCH_TARGETS_BOUND,
-} from '../../src/workflows/schedule.js';
+import { PATCHES } from '../../src/workflows/patches.js';
 import { type HistoryEvent, handOffsPerTask, isLocalActivityMarker, markerText } from '../helpers/history.js';
 import '../helpers/quiet-sdk.js';
 
@@ -84,7 +75,7 @@ describe('recorded histories cover both sides of the issue #9 patch', () => {
     expect(inRelease('v0.1.0').length).toBeGreaterThanOrEqual(8);
     for (const file of inRelease('v0.1.0')) {
       const text = markerText(decode(file));
-      expect(text).not.toContain(PATCH_PER_FIRE_COST);
+      expect(text).not.toContain(PATCHES.PER_FIRE_COST.id);
       expect(text).not.toContain('startJobWorkflow');
     }
   });
@@ -92,7 +83,7 @@ describe('recorded histories cover both sides of the issue #9 patch', () => {
   it('v0.2.0: patch recorded; a recurring ALLOW schedule starts jobs from local activities', () => {
     const recorded = inRelease('v0.2.0');
     expect(recorded.length).toBeGreaterThanOrEqual(10);
-    for (const file of recorded) expect(markerText(decode(file))).toContain(PATCH_PER_FIRE_COST);
+    for (const file of recorded) expect(markerText(decode(file))).toContain(PATCHES.PER_FIRE_COST.id);
     const allowThenSkip = decode(recorded.find((f) => basename(f) === 'allow-then-skip.binpb.gz')!);
     expect(markerText(allowThenSkip)).toContain('startJobWorkflow');
     expect(allowThenSkip.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(true);
@@ -105,8 +96,9 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
 
   it('v0.2.0 predates it; every v0.3.0 history carries it', () => {
     for (const file of inRelease('v0.2.0'))
-      expect(hasMarker(decode(file), PATCH_HANDLERS_WHILE_DRAINING)).toBe(false);
-    for (const file of recorded) expect(hasMarker(decode(file), PATCH_HANDLERS_WHILE_DRAINING)).toBe(true);
+      expect(hasMarker(decode(file), PATCHES.HANDLERS_WHILE_DRAINING.id)).toBe(false);
+    for (const file of recorded)
+      expect(hasMarker(decode(file), PATCHES.HANDLERS_WHILE_DRAINING.id)).toBe(true);
   });
 
   it('v0.3.0 runs use no local activity (patch v0.3-no-local-activities): slots and job starts are events', () => {
@@ -119,7 +111,7 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
     }
     for (const file of recorded) {
       const events = decode(file);
-      expect(hasMarker(events, PATCH_NO_LOCAL_ACTIVITIES)).toBe(true);
+      expect(hasMarker(events, PATCHES.NO_LOCAL_ACTIVITIES.id)).toBe(true);
       expect(localActivityMarkers(events)).toBe(0);
     }
     const activitiesOf = (name: string) =>
@@ -143,11 +135,11 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
   });
 });
 
-// v0.4.0 recorded the inert local starts of PATCH_INERT_LOCAL_START, v0.4.2 the same rules under
-// PATCH_INERT_LOCAL_START_GUARDED (on again with the stale-clock guard): both must show them.
+// v0.4.0 recorded the inert local starts of PATCHES.INERT_LOCAL_START.id, v0.4.2 the same rules under
+// PATCHES.INERT_LOCAL_START_GUARDED.id (on again with the stale-clock guard): both must show them.
 describe.each([
-  ['v0.4.0', PATCH_INERT_LOCAL_START],
-  ['v0.4.2', PATCH_INERT_LOCAL_START_GUARDED],
+  ['v0.4.0', PATCHES.INERT_LOCAL_START.id],
+  ['v0.4.2', PATCHES.INERT_LOCAL_START_GUARDED.id],
 ])('recorded histories of %s: inert local job starts (%s)', (release, patch) => {
   type Events = ReturnType<typeof decode>;
   const recorded = (name: string) => named(release, name);
@@ -160,9 +152,9 @@ describe.each([
     for (const file of inRelease(release)) {
       const markers = markerText(decode(file));
       expect(markers).toContain(patch);
-      expect(markers).toContain(PATCH_NO_LOCAL_ACTIVITIES);
+      expect(markers).toContain(PATCHES.NO_LOCAL_ACTIVITIES.id);
       // Asked first since v0.4.2: a run that has it never asks the switch-off of v0.4.1.
-      if (release === 'v0.4.2') expect(markers).not.toContain(PATCH_NO_INERT_LOCAL_START);
+      if (release === 'v0.4.2') expect(markers).not.toContain(PATCHES.NO_INERT_LOCAL_START.id);
     }
   });
 
@@ -171,7 +163,7 @@ describe.each([
     const allow = recorded('allow-then-skip');
     expect(localStarts(allow).length).toBeGreaterThanOrEqual(3);
     // A catch-up hands its backlog to regular activities and starts only a last fire that fits one pass
-    // locally; a paused-then-edited run (handlers) mixes both, by the rules of PATCH_INERT_LOCAL_START.
+    // locally; a paused-then-edited run (handlers) mixes both, by the rules of PATCHES.INERT_LOCAL_START.id.
     expect(activityStarts(recorded('catch-up-first-run')).length).toBeGreaterThan(
       localStarts(recorded('catch-up-first-run')).length,
     );
@@ -226,10 +218,10 @@ describe('recorded histories of the v0.4.1 patch: no inert local starts in new r
     for (const file of inRelease('v0.4.1')) {
       const events = decode(file);
       const markers = markerText(events);
-      expect(markers, basename(file)).toContain(PATCH_NO_INERT_LOCAL_START);
-      expect(markers, basename(file)).toContain(PATCH_NO_LOCAL_ACTIVITIES);
+      expect(markers, basename(file)).toContain(PATCHES.NO_INERT_LOCAL_START.id);
+      expect(markers, basename(file)).toContain(PATCHES.NO_LOCAL_ACTIVITIES.id);
       // patched() short-circuits: a run that switched inert starts off never asked for them.
-      expect(markers, basename(file)).not.toContain(PATCH_INERT_LOCAL_START);
+      expect(markers, basename(file)).not.toContain(PATCHES.INERT_LOCAL_START.id);
       expect(events.filter(isLocalActivityMarker), basename(file)).toEqual([]);
     }
     // A recurring ALLOW JOB fire starts its job from a regular activity again (two tasks per fire).
@@ -250,11 +242,11 @@ describe('recorded histories of the v0.5 patch: targets bound to their tenant', 
 
   it("v0.4.2 predates it; every v0.5.0 history carries it, asked in the run's first task", () => {
     for (const file of inRelease('v0.4.2'))
-      expect(markerText(decode(file))).not.toContain(PATCH_TARGETS_BOUND);
+      expect(markerText(decode(file))).not.toContain(PATCHES.TARGETS_BOUND.id);
     for (const file of inRelease('v0.5.0')) {
       const events = decode(file);
-      expect(markerText(events), basename(file)).toContain(PATCH_TARGETS_BOUND);
-      const marker = events.findIndex((e) => markerText([e]).includes(PATCH_TARGETS_BOUND));
+      expect(markerText(events), basename(file)).toContain(PATCHES.TARGETS_BOUND.id);
+      const marker = events.findIndex((e) => markerText([e]).includes(PATCHES.TARGETS_BOUND.id));
       const firstTaskDone = events.findIndex((e) => e.workflowTaskCompletedEventAttributes);
       expect(marker, basename(file)).toBeGreaterThan(firstTaskDone);
       expect(
@@ -301,9 +293,9 @@ describe('recorded histories of the v0.5.1 patch: hand-offs bounded per schedule
 
   it('v0.5.0 predates it; every v0.5.1 history carries it', () => {
     for (const file of inRelease('v0.5.0'))
-      expect(markerText(decode(file))).not.toContain(PATCH_BOUNDED_HANDOFFS);
+      expect(markerText(decode(file))).not.toContain(PATCHES.BOUNDED_HANDOFFS.id);
     for (const file of inRelease('v0.5.1'))
-      expect(markerText(decode(file)), basename(file)).toContain(PATCH_BOUNDED_HANDOFFS);
+      expect(markerText(decode(file)), basename(file)).toContain(PATCHES.BOUNDED_HANDOFFS.id);
   });
 
   it("a backfill goes out in chunks of the tenant's max_handoffs_in_flight (3): never more in one task", () => {

@@ -158,7 +158,7 @@ describe('targets and one-shot kinds (time-skipping server)', () => {
     let events = (await schedule.fetchHistory()).events ?? [];
     expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
     // From one slot's timer to the next: the timer's workflow task starts the job from a local activity
-    // (slots 10 minutes apart: an inert start, PATCH_INERT_LOCAL_START), arms the next timer and upserts
+    // (slots 10 minutes apart: an inert start, PATCHES.INERT_LOCAL_START), arms the next timer and upserts
     // the next run, all in that one task.
     const timers = events.flatMap((e, i) => (e.timerFiredEventAttributes ? [i] : []));
     expect(timers).toHaveLength(3);

@@ -1,0 +1,124 @@
+// Every `patched()` ID of the schedule workflow, one line each, and where each is asked. A history recorded
+// before a patch replays the old path; the folder under test/histories is the first release recorded with
+// it (test/unit/replay.test.ts replays them all). Why each exists is told in docs/runtime.md and
+// RELIABILITY.md; the rules for asking are below the table. A new patch: add a row, ask it where the table
+// says, record a histories folder for the release, assert what it changed in replay.test.ts.
+import * as wf from '@temporalio/workflow';
+
+/** `release`: the first histories folder that carries it; `asked`: when a run asks it. */
+export const PATCHES = {
+  SMALL_FIRST_BATCH: {
+    id: 'small-first-slot-batch',
+    effect: 'the first slot batch of a calendar is FIRST_SLOT_BATCH slots, not SLOT_BATCH',
+    release: 'v0.2.0',
+    asked: 'where first needed: at the first batch of a calendar (cursor null); never hoist',
+  },
+  VERSION_MEMO: {
+    id: 'version-memo',
+    effect: 'an edit upserts the version into the memo; continue-as-new carries the memo',
+    release: 'v0.2.0',
+    asked: 'where first needed: after an edit bumps the version, and before continue-as-new; never hoist',
+  },
+  PER_FIRE_COST: {
+    id: 'issue-9-local-job-start-and-changed-attributes',
+    effect:
+      'a JOB of a schedule that waits for none starts from an activity; only changed search attributes are upserted',
+    release: 'v0.2.0',
+    asked: 'in the run’s first activation (resolveBehaviour)',
+  },
+  HANDLERS_WHILE_DRAINING: {
+    id: 'v0.3-handlers-while-draining',
+    effect: 'commands arriving while hand-offs drain (full history, ended schedule) are applied',
+    release: 'v0.3.0',
+    asked: 'in the run’s first activation (resolveBehaviour)',
+  },
+  NO_LOCAL_ACTIVITIES: {
+    id: 'v0.3-no-local-activities',
+    effect: 'slot batches and job starts are regular activities, not local ones',
+    release: 'v0.3.0',
+    asked: 'in the run’s first activation (resolveBehaviour)',
+  },
+  INERT_LOCAL_START: {
+    id: 'v0.4-inert-local-job-start',
+    effect: 'a recurring ALLOW JOB fire whose result wakes nothing starts locally (one task per fire)',
+    release: 'v0.4.0',
+    asked: 'in the run’s first activation, last of the three inert-start IDs (resolveBehaviour)',
+  },
+  NO_INERT_LOCAL_START: {
+    id: 'v0.4.1-no-inert-local-job-start',
+    effect: 'inert local starts off again for new runs',
+    release: 'v0.4.1',
+    asked: 'in the run’s first activation, second of the three (resolveBehaviour)',
+  },
+  INERT_LOCAL_START_GUARDED: {
+    id: 'v0.4.2-inert-local-job-start',
+    effect: 'inert local starts on again, under the stale-clock guard',
+    release: 'v0.4.2',
+    asked: 'in the run’s first activation, first of the three (resolveBehaviour)',
+  },
+  TARGETS_BOUND: {
+    id: 'v0.5-targets-bound-to-tenant',
+    effect:
+      'a child JOB start is authorized first; a revoked owner’s trigger, backfill and queue are refused',
+    release: 'v0.5.0',
+    asked:
+      'at the top of every pass of the loop until true (askEachPass), never in runs with local activities',
+  },
+  BOUNDED_HANDOFFS: {
+    id: 'v0.5.1-bounded-handoffs',
+    effect:
+      'at most handoffBound() hand-offs in flight; continue-as-new past 2 MiB; the payload once per hand-off',
+    release: 'v0.5.1',
+    asked: 'at the top of every pass of the loop until true (askEachPass), after TARGETS_BOUND',
+  },
+} as const;
+
+/**
+ * What a run does, as the patches asked in its first activation answered. Resolved once, before any other
+ * `wf.*` call, in this order and with this short-circuit: the markers of a history recorded by any release
+ * are then met in the order that release asked them.
+ */
+export interface Behaviour {
+  /** PER_FIRE_COST. */
+  readonly perFireCost: boolean;
+  /** HANDLERS_WHILE_DRAINING. */
+  readonly servesHandlersWhileDraining: boolean;
+  /** Not NO_LOCAL_ACTIVITIES: a run of 0.2 or before. */
+  readonly localActivities: boolean;
+  /** GUARDED, or (not NO_INERT and INERT): never in a run with local activities. */
+  readonly inertLocalStarts: boolean;
+}
+
+export function resolveBehaviour(): Behaviour {
+  const perFireCost = wf.patched(PATCHES.PER_FIRE_COST.id);
+  const servesHandlersWhileDraining = wf.patched(PATCHES.HANDLERS_WHILE_DRAINING.id);
+  const localActivities = !wf.patched(PATCHES.NO_LOCAL_ACTIVITIES.id);
+  const inertLocalStarts =
+    !localActivities &&
+    (wf.patched(PATCHES.INERT_LOCAL_START_GUARDED.id) ||
+      (!wf.patched(PATCHES.NO_INERT_LOCAL_START.id) && wf.patched(PATCHES.INERT_LOCAL_START.id)));
+  return Object.freeze({ perFireCost, servesHandlersWhileDraining, localActivities, inertLocalStarts });
+}
+
+/**
+ * The patches a run takes up at the top of a pass of its loop (where no local activity is in flight), so
+ * that runs started before them switch at their next pass rather than at their next continue-as-new. Each
+ * is asked until it answers true, in table order; runs with local activities (0.2 and before) never ask.
+ */
+export class PatchesAskedEachPass {
+  targetsBound = false;
+  handoffsBounded = false;
+
+  constructor(private readonly behaviour: Behaviour) {}
+
+  askAtTopOfPass(): void {
+    if (this.behaviour.localActivities) return;
+    if (!this.targetsBound) this.targetsBound = wf.patched(PATCHES.TARGETS_BOUND.id);
+    if (!this.handoffsBounded) this.handoffsBounded = wf.patched(PATCHES.BOUNDED_HANDOFFS.id);
+  }
+}
+
+/** SMALL_FIRST_BATCH, asked where a calendar's first batch is computed. */
+export const askSmallFirstBatch = (): boolean => wf.patched(PATCHES.SMALL_FIRST_BATCH.id);
+/** VERSION_MEMO, asked after an edit bumped the version and before continue-as-new. */
+export const askVersionMemo = (): boolean => wf.patched(PATCHES.VERSION_MEMO.id);

@@ -1,0 +1,139 @@
+// The order in which a run asks its patches is part of every recorded history: resolveBehaviour must ask
+// exactly these IDs, in this order, for each kind of run (the markers each release recorded). `patched` is
+// replaced by a recorder here (outside a workflow it cannot run); the replay test checks the real thing.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+const asked: string[] = [];
+let present = new Set<string>();
+vi.mock('@temporalio/workflow', () => ({
+  patched: (id: string) => {
+    asked.push(id);
+    return present.has(id);
+  },
+}));
+
+const { PATCHES, PatchesAskedEachPass, resolveBehaviour } = await import('../../src/workflows/patches.js');
+const P = Object.fromEntries(Object.entries(PATCHES).map(([name, p]) => [name, p.id])) as Record<
+  keyof typeof PATCHES,
+  string
+>;
+
+describe('resolveBehaviour asks the patches of the first activation in one order', () => {
+  beforeEach(() => {
+    asked.length = 0;
+  });
+
+  it('a new run: everything on; the guarded inert start answers first, the older two are not asked', () => {
+    present = new Set(Object.values(P));
+    expect(resolveBehaviour()).toEqual({
+      perFireCost: true,
+      servesHandlersWhileDraining: true,
+      localActivities: false,
+      inertLocalStarts: true,
+    });
+    expect(asked).toEqual([
+      P.PER_FIRE_COST,
+      P.HANDLERS_WHILE_DRAINING,
+      P.NO_LOCAL_ACTIVITIES,
+      P.INERT_LOCAL_START_GUARDED,
+    ]);
+  });
+
+  it('a run of 0.2 (local activities): no inert-start ID is asked', () => {
+    present = new Set([P.PER_FIRE_COST]);
+    expect(resolveBehaviour()).toMatchObject({ localActivities: true, inertLocalStarts: false });
+    expect(asked).toEqual([P.PER_FIRE_COST, P.HANDLERS_WHILE_DRAINING, P.NO_LOCAL_ACTIVITIES]);
+  });
+
+  it('a run of 0.3: all three inert-start IDs asked, none present', () => {
+    present = new Set([P.PER_FIRE_COST, P.HANDLERS_WHILE_DRAINING, P.NO_LOCAL_ACTIVITIES]);
+    expect(resolveBehaviour().inertLocalStarts).toBe(false);
+    expect(asked.slice(3)).toEqual([
+      P.INERT_LOCAL_START_GUARDED,
+      P.NO_INERT_LOCAL_START,
+      P.INERT_LOCAL_START,
+    ]);
+  });
+
+  it('a run of 0.4.0: inert by the first inert-start ID', () => {
+    present = new Set([
+      P.PER_FIRE_COST,
+      P.HANDLERS_WHILE_DRAINING,
+      P.NO_LOCAL_ACTIVITIES,
+      P.INERT_LOCAL_START,
+    ]);
+    expect(resolveBehaviour().inertLocalStarts).toBe(true);
+    expect(asked.slice(3)).toEqual([
+      P.INERT_LOCAL_START_GUARDED,
+      P.NO_INERT_LOCAL_START,
+      P.INERT_LOCAL_START,
+    ]);
+  });
+
+  it('a run of 0.4.1: the switch-off answers, the 0.4.0 ID is not asked', () => {
+    present = new Set([
+      P.PER_FIRE_COST,
+      P.HANDLERS_WHILE_DRAINING,
+      P.NO_LOCAL_ACTIVITIES,
+      P.NO_INERT_LOCAL_START,
+    ]);
+    expect(resolveBehaviour().inertLocalStarts).toBe(false);
+    expect(asked.slice(3)).toEqual([P.INERT_LOCAL_START_GUARDED, P.NO_INERT_LOCAL_START]);
+  });
+});
+
+describe('PatchesAskedEachPass', () => {
+  beforeEach(() => {
+    asked.length = 0;
+  });
+
+  it('asks both at every pass until each answers true, then no more', () => {
+    present = new Set();
+    const each = new PatchesAskedEachPass({
+      perFireCost: true,
+      servesHandlersWhileDraining: true,
+      localActivities: false,
+      inertLocalStarts: true,
+    });
+    each.askAtTopOfPass();
+    expect(asked).toEqual([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS]);
+    present = new Set([P.TARGETS_BOUND]);
+    each.askAtTopOfPass();
+    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: false });
+    present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS]);
+    each.askAtTopOfPass();
+    each.askAtTopOfPass();
+    expect(asked).toEqual([
+      P.TARGETS_BOUND,
+      P.BOUNDED_HANDOFFS,
+      P.TARGETS_BOUND,
+      P.BOUNDED_HANDOFFS,
+      P.BOUNDED_HANDOFFS,
+    ]);
+    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: true });
+  });
+
+  it('a run with local activities never asks them', () => {
+    present = new Set(Object.values(P));
+    const each = new PatchesAskedEachPass({
+      perFireCost: true,
+      servesHandlersWhileDraining: false,
+      localActivities: true,
+      inertLocalStarts: false,
+    });
+    each.askAtTopOfPass();
+    expect(asked).toEqual([]);
+    expect(each).toMatchObject({ targetsBound: false, handoffsBounded: false });
+  });
+
+  it('every ID in the table is distinct and names its first histories folder', () => {
+    expect(new Set(Object.values(P)).size).toBe(Object.keys(P).length);
+    for (const patch of Object.values(PATCHES))
+      expect(
+        existsSync(fileURLToPath(new URL(`../histories/${patch.release}`, import.meta.url))),
+        patch.id,
+      ).toBe(true);
+  });
+});
