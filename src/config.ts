@@ -43,7 +43,7 @@ export const EnvironmentSchema = z.object({
     .min(32, 'at least 32 characters (e.g. `openssl rand -base64 32`); unset it to sign per process')
     .optional(),
   SCHEDULER_API_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  /** Worker threads of the API's calendar searches; 0: on the event loop, unbounded (as before 0.6). */
+  /** Worker threads of the API's calendar searches; 0: on the event loop, unbounded (as up to 0.5). */
   SCHEDULER_CALENDAR_THREADS: z.coerce.number().int().min(0).max(64).default(2),
   /** Wall time one request's calendar searches may take in a thread before 422 SEARCH_LIMIT. */
   SCHEDULER_CALENDAR_BUDGET_MS: z.coerce.number().int().min(10).default(1000),

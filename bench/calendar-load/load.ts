@@ -4,7 +4,7 @@
 //   after   the default pool (2 threads, 1000 ms budget per request, fair queue per tenant)
 // Tenant B has a schedule. For each kind of worst request and each K, tenant A keeps K of them in flight
 // (each answered request replaced at once) for a few seconds, while B reads its schedule with
-// GET /v1/schedules/{id}, one read after another, and a probe asks /healthz the same way: the figures are
+// GET /v1/schedules/{id} every 50 ms (open loop) and a probe asks /healthz the same way: the figures are
 // p50/p99/max of those two latencies, and what A got (statuses, mean latency).
 // CPU per request: each kind sent alone a few times to the `before` API, its process CPU (/proc) divided.
 //
@@ -35,6 +35,8 @@ const KS = values.k!.split(',').map(Number);
 const RUNS = Number(values.runs);
 const CPU_SAMPLES = Number(values['cpu-samples']);
 
+/** B reads its schedule, and a probe asks /healthz, every PACE_MS (open loop). */
+const PACE_MS = 50;
 const KEY_A = 'bench-calendar-load-tenant-a-0123456789';
 const KEY_B = 'bench-calendar-load-tenant-b-0123456789';
 const KEYS = `${KEY_A}=a:ops,${KEY_B}=b:ops`;
@@ -103,6 +105,30 @@ interface Probe {
   latencies: number[];
   statuses: Map<number, number>;
 }
+/**
+ * Sends `one` every `everyMs` until `until` whether or not the previous one was answered (an open loop: a
+ * blocked server is measured as every request that waited on it, not as the one that got through), recording
+ * each latency (ms) and status.
+ */
+async function paced(until: number, everyMs: number, one: () => Promise<number>): Promise<Probe> {
+  const probe: Probe = { latencies: [], statuses: new Map() };
+  const pending: Promise<void>[] = [];
+  for (let at = Date.now(); at < until; at += everyMs) {
+    await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
+    const t0 = performance.now();
+    pending.push(
+      one()
+        .catch(() => -1)
+        .then((status) => {
+          probe.latencies.push(performance.now() - t0);
+          probe.statuses.set(status, (probe.statuses.get(status) ?? 0) + 1);
+        }),
+    );
+  }
+  await Promise.all(pending);
+  return probe;
+}
+
 /** Sends `one` again and again, one at a time, until `until`, recording each latency (ms) and status. */
 async function loop(until: number, one: () => Promise<number>): Promise<Probe> {
   const probe: Probe = { latencies: [], statuses: new Map() };
@@ -132,8 +158,8 @@ async function measure(api: ApiProcess, bPath: string, kind: Kind | null, k: num
   const attackers = kind ? Array.from({ length: k }, () => loop(until, () => kind.send(api))) : [];
   await new Promise((r) => setTimeout(r, 50));
   const [b, health, ...a] = await Promise.all([
-    loop(until, async () => (await api.call('GET', bPath, { key: KEY_B })).status),
-    loop(until, async () => (await api.call('GET', '/healthz')).status),
+    paced(until, PACE_MS, async () => (await api.call('GET', bPath, { key: KEY_B })).status),
+    paced(until, PACE_MS, async () => (await api.call('GET', '/healthz')).status),
     ...attackers,
   ]);
   const aLatencies = a.flatMap((p) => p.latencies);

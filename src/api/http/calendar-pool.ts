@@ -26,7 +26,7 @@ export const DEFAULT_CALENDAR_TENANT_QUEUE = 8;
 export const DEFAULT_CALENDAR_MAX_QUEUED = 256;
 
 export interface CalendarPoolOptions {
-  /** Worker threads (SCHEDULER_CALENDAR_THREADS); 0: the calendar runs on the event loop, unbounded (as before 0.6). */
+  /** Worker threads (SCHEDULER_CALENDAR_THREADS); 0: the calendar runs on the event loop, unbounded (as up to 0.5). */
   threads: number;
   /** Wall time one request's searches may take in a thread (SCHEDULER_CALENDAR_BUDGET_MS). */
   budgetMs: number;

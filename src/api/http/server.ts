@@ -114,7 +114,7 @@ export interface ApiDependencies {
   /**
    * Where the calendar's searches run (./calendar-pool.ts): worker threads, each request's under a time
    * budget, queued fairly per tenant. Default DEFAULT_CALENDAR_POOL; `threads: 0` runs them on the event
-   * loop, unbounded (as before 0.6).
+   * loop, unbounded (as up to 0.5).
    */
   calendar?: CalendarPoolOptions;
 }
