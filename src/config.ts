@@ -43,6 +43,12 @@ export const EnvironmentSchema = z.object({
     .min(32, 'at least 32 characters (e.g. `openssl rand -base64 32`); unset it to sign per process')
     .optional(),
   SCHEDULER_API_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Worker threads of the API's calendar searches; 0: on the event loop, unbounded (as up to 0.5). */
+  SCHEDULER_CALENDAR_THREADS: z.coerce.number().int().min(0).max(64).default(2),
+  /** Wall time one request's calendar searches may take in a thread before 422 SEARCH_LIMIT. */
+  SCHEDULER_CALENDAR_BUDGET_MS: z.coerce.number().int().min(10).default(1000),
+  /** Calendar searches of one tenant waiting for a thread before 429. */
+  SCHEDULER_CALENDAR_TENANT_QUEUE: z.coerce.number().int().min(0).default(8),
   /** Where a worker process serves its Prometheus metrics (SCHEDULER_ROLE=worker: set it to scrape). */
   SCHEDULER_METRICS_PORT: port.optional(),
   SCHEDULER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),

@@ -140,6 +140,11 @@ async function main(): Promise<void> {
         authFailuresPerMinute: env.SCHEDULER_API_AUTH_FAILURE_LIMIT,
         cursorSecret: env.SCHEDULER_CURSOR_SECRET,
         temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
+        calendar: {
+          threads: env.SCHEDULER_CALENDAR_THREADS,
+          budgetMs: env.SCHEDULER_CALENDAR_BUDGET_MS,
+          tenantQueue: env.SCHEDULER_CALENDAR_TENANT_QUEUE,
+        },
         logLevel: env.SCHEDULER_LOG_LEVEL,
         overdueAfterSeconds: env.SCHEDULER_OVERDUE_AFTER_S,
         workerMetricsUrl: workerMetricsAddress ? `http://${workerMetricsAddress}/metrics` : null,

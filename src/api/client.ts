@@ -11,6 +11,7 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import { CalendarError } from '../calendar/errors.js';
 import type { TimingKind } from '../calendar/timing.js';
 import {
   BackfillRequest,
@@ -32,7 +33,12 @@ import {
   toNextRun,
 } from '../model/contracts.js';
 import { scheduleWorkflowId } from '../model/ids.js';
-import { calendarOptionsOf, computeSlots, type SlotSpec } from '../model/slots.js';
+import {
+  calendarOptionsOf,
+  computeSlots as computeSlotsHere,
+  type SlotBatchRequest,
+  type SlotSpec,
+} from '../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../model/tenant-policy.js';
 import {
   backfillUpdate,
@@ -72,6 +78,7 @@ import {
   PROCESS_BACKFILL_LEDGER,
   WORKFLOW_BACKFILL_LIMIT,
 } from './quotas.js';
+import { IN_PROCESS_SLOTS, type SlotRunner } from './slot-runner.js';
 
 export interface SchedulerClientOptions {
   client: Client;
@@ -111,6 +118,13 @@ export interface SchedulerClientOptions {
    * a restart and on any other process (the caller is told to list again from the start).
    */
   cursorSecret?: string;
+  /**
+   * Where the calendar's searches of create, edit and backfill run (./slot-runner.ts). Default: in the
+   * caller's thread, synchronously. The HTTP API passes its pool of worker threads, which bounds each
+   * request's searches in time and queues them fairly per tenant; whatever runs them, a search that
+   * completes answers the same.
+   */
+  calendar?: SlotRunner;
 }
 
 export interface ListFilter {
@@ -223,11 +237,37 @@ export function previewRuns(
   count = 10,
 ): NextRun[] {
   try {
-    return computeSlots({ scheduleId, spec, createdAt, after, count }).slots.map(toNextRun);
+    return computeSlotsHere({ scheduleId, spec, createdAt, after, count }).slots.map(toNextRun);
   } catch (err) {
     throw validationError(err) ?? err;
   }
 }
+
+/** previewRuns on a SlotRunner (the HTTP API's pool), for `tenant`. */
+export async function previewRunsOn(
+  runner: SlotRunner,
+  tenant: string,
+  scheduleId: string,
+  spec: SlotSpec,
+  createdAt: string,
+  after: string,
+  count = 10,
+): Promise<NextRun[]> {
+  const [batch] = await batchesOn(runner, tenant, [{ scheduleId, spec, createdAt, after, count }]);
+  return batch!.slots.map(toNextRun);
+}
+
+/** The batches of `requests` on `runner`; calendar errors become VALIDATION errors naming the field. */
+async function batchesOn(runner: SlotRunner, tenant: string, requests: SlotBatchRequest[]) {
+  try {
+    return await runner.slots(tenant, requests);
+  } catch (err) {
+    throw validationError(err) ?? err;
+  }
+}
+
+/** The runs validation looks at: enough for the minimum-interval sample and every DEADLINE reminder. */
+const VALIDATION_RUNS = 50;
 
 /** Checks what the zod contract cannot: the rule compiles, and it will fire at least once after `now`. */
 export function validateSpec(
@@ -236,7 +276,11 @@ export function validateSpec(
   createdAt: string,
   now: string,
 ): NextRun[] {
-  const runs = previewRuns(scheduleId, spec, createdAt, now, 50);
+  return expectRuns(spec, now, previewRuns(scheduleId, spec, createdAt, now, VALIDATION_RUNS));
+}
+
+/** `runs`, the next runs of `spec` after `now`, or VALIDATION when there are none (expired). */
+function expectRuns(spec: ScheduleSpec, now: string, runs: NextRun[]): NextRun[] {
   if (runs.length === 0) {
     const field = { ONE_TIME: 'timing.at', DEADLINE: 'timing.at', DELAY: 'timing.anchor' }[
       spec.timing.kind as string
@@ -304,6 +348,24 @@ export class SchedulerClient {
 
   private get tenant(): string {
     return this.options.principal.tenant_id;
+  }
+
+  /** The calendar's batches of `requests`, on the configured runner; calendar errors become VALIDATION. */
+  private async batches(requests: SlotBatchRequest[]) {
+    return await batchesOn(this.options.calendar ?? IN_PROCESS_SLOTS, this.tenant, requests);
+  }
+
+  /** validateSpec on the configured runner. */
+  private async validated(scheduleId: string, spec: ScheduleSpec, createdAt: string, now: string) {
+    const [batch] = await this.batches([{ scheduleId, spec, createdAt, after: now, count: VALIDATION_RUNS }]);
+    return expectRuns(spec, now, batch!.slots.map(toNextRun));
+  }
+
+  /** The next run of a definition after now, or null. */
+  private async nextRun(scheduleId: string, spec: ScheduleSpec, createdAt: string): Promise<string | null> {
+    const [batch] = await this.batches([{ scheduleId, spec, createdAt, after: await this.now(), count: 1 }]);
+    const [slot] = batch!.slots;
+    return slot ? toNextRun(slot).fire_at : null;
   }
 
   private async now(): Promise<string> {
@@ -467,7 +529,13 @@ export class SchedulerClient {
     // One instant for both sides: the workflow counts its slots from the createdAt it is given, so the
     // next runs computed here are the ones it will fire.
     const createdAt = await this.now();
-    const runs = validateSpec(scheduleId, spec, createdAt, createdAt);
+    // Validation and the workflow's first batch in one trip to the calendar (one task of the API's pool,
+    // under one budget); each is what it was computed alone, the first batch what the slot activity computes.
+    const [validation, firstBatch] = await this.batches([
+      { scheduleId, spec, createdAt, after: createdAt, count: VALIDATION_RUNS },
+      { scheduleId, spec, createdAt, after: createdAt, count: FIRST_SLOT_BATCH },
+    ]);
+    const runs = expectRuns(spec, createdAt, validation!.slots.map(toNextRun));
     this.checkReminders(spec, runs);
     checkMinInterval(spec.timing, runs, this.quotas());
     const sha256 = definitionHash(spec);
@@ -490,13 +558,7 @@ export class SchedulerClient {
               : {}),
             // The calendar's first batch, as the slot activity would compute it: the schedule knows its
             // next runs from its first workflow task.
-            firstBatch: computeSlots({
-              scheduleId,
-              spec,
-              createdAt,
-              after: createdAt,
-              count: FIRST_SLOT_BATCH,
-            }),
+            firstBatch,
           },
         ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -546,8 +608,7 @@ export class SchedulerClient {
       // The workflow clears SchedulerNextRunAt while PAUSED; the definition's next run stands in for it.
       nextRunAt =
         description.typedSearchAttributes.get(NextRunAtKey)?.toISOString() ??
-        previewRuns(scheduleId, spec, definition.created_at, await this.now(), 1)[0]?.fire_at ??
-        null;
+        (await this.nextRun(scheduleId, spec, definition.created_at));
     }
     const identity = { schedule_id: scheduleId, tenant_id: this.tenant, owner_ref: definition.owner_ref };
     return {
@@ -671,7 +732,7 @@ export class SchedulerClient {
     if (stable(current.target.payload ?? null) !== stable(parsed.spec.target.payload ?? null))
       checkPayloadSize(parsed.spec.target);
     const now = await this.now();
-    const runs = validateSpec(scheduleId, parsed.spec, current.created_at, now);
+    const runs = await this.validated(scheduleId, parsed.spec, current.created_at, now);
     const calendarOf = (spec: SlotSpec) => stable({ timing: spec.timing, ...calendarOptionsOf(spec) });
     if (calendarOf(specOf(current)) !== calendarOf(parsed.spec))
       checkMinInterval(parsed.spec.timing, runs, this.quotas());
@@ -734,16 +795,22 @@ export class SchedulerClient {
     const cap = Math.min(quotas.max_backfill_slots, WORKFLOW_BACKFILL_LIMIT);
     let count: number;
     try {
-      count = computeSlots({
-        scheduleId,
-        spec: specOf(current),
-        createdAt: current.created_at,
-        after: new Date(Date.parse(request.from) - 1).toISOString(),
-        until: request.to,
-        count: cap + 1,
-      }).slots.length;
-    } catch {
-      return null; // a range the calendar cannot compute: the workflow refuses it with the reason
+      const [batch] = await (this.options.calendar ?? IN_PROCESS_SLOTS).slots(this.tenant, [
+        {
+          scheduleId,
+          spec: specOf(current),
+          createdAt: current.created_at,
+          after: new Date(Date.parse(request.from) - 1).toISOString(),
+          until: request.to,
+          count: cap + 1,
+        },
+      ]);
+      count = batch!.slots.length;
+    } catch (err) {
+      // A range the calendar cannot compute (or not within the API's budget): the workflow refuses it with
+      // the reason. A busy calendar pool's refusal is the answer.
+      if (err instanceof CalendarError) return null;
+      throw err;
     }
     if (count <= cap) return count;
     if (quotas.max_backfill_slots >= WORKFLOW_BACKFILL_LIMIT) return null;

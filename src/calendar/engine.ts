@@ -44,6 +44,20 @@ export interface CalendarInput {
    * 5545), and "BYHOUR=9;BYMINUTE=0" must fire at 09:00:00, not at the second the schedule was made.
    */
   defaultDtstart?: string;
+  /** A caller's bound on the compile-time probe's search besides its candidate budget (see SearchBudget). */
+  budget?: SearchBudget;
+}
+
+/**
+ * A caller's bound on a search, besides the calendar's own candidate budget: `exceeded()` is asked every
+ * SEARCH_BUDGET_STRIDE candidates, and true ends the search with a SEARCH_LIMIT CalendarError saying
+ * `reason`. The calendar reads no clock itself: a caller that bounds time (the HTTP API) passes a budget
+ * that reads one. A search that ends within it returns exactly what it returns without one.
+ */
+export interface SearchBudget {
+  exceeded(): boolean;
+  /** why the search was stopped, for the error: e.g. "took longer than 1000 ms …" */
+  reason: string;
 }
 
 /**
@@ -85,6 +99,8 @@ export interface NextSlotsContext {
    * cursor then belongs to the last returned slot; `exhausted` still means "never any more".
    */
   until?: string;
+  /** stop the search with SEARCH_LIMIT once this budget is exceeded */
+  budget?: SearchBudget;
 }
 
 export interface NextSlotsResult {
@@ -118,6 +134,8 @@ const DAY_MS = 86_400_000;
 const SEARCH_FUEL = 200_000;
 /** the same, for the compile-time probe */
 const PROBE_FUEL = 20_000;
+/** candidates between two questions to a caller's SearchBudget */
+export const SEARCH_BUDGET_STRIDE = 1024;
 
 export function compileCalendar(input: CalendarInput): Calendar {
   if (typeof input !== 'object' || input === null) fail('input', 'must be an object', 'INVALID_FIELD');
@@ -313,6 +331,9 @@ export function compileCalendar(input: CalendarInput): Calendar {
     return out;
   }
 
+  /** the last error a caller's budget ended a search with (the probe tells it from running out of fuel) */
+  let budgetStop: CalendarError | undefined;
+
   function nextSlots(
     afterText: string,
     count: number,
@@ -365,6 +386,8 @@ export function compileCalendar(input: CalendarInput): Calendar {
     const buffer: Candidate[] = [];
     let lastInstant = Number.NaN;
     let fuel = searchFuel;
+    const budget = ctx?.budget;
+    let stride = SEARCH_BUDGET_STRIDE;
     let done = false;
     while (!done) {
       const r = it.next();
@@ -436,6 +459,18 @@ export function compileCalendar(input: CalendarInput): Calendar {
           'SEARCH_LIMIT',
         );
       }
+      if (budget !== undefined && --stride <= 0) {
+        stride = SEARCH_BUDGET_STRIDE;
+        if (budget.exceeded()) {
+          // The definition itself is what costs: its window/exclusions when it has them, else its timing.
+          budgetStop = new CalendarError(
+            window?.outside === 'SKIP' || exclusions.size > 0 ? 'options' : 'timing',
+            budget.reason,
+            'SEARCH_LIMIT',
+          );
+          throw budgetStop;
+        }
+      }
       for (const c of cands) {
         let i = buffer.length;
         while (i > 0 && buffer[i - 1]!.instant > c.instant) i--;
@@ -457,9 +492,15 @@ export function compileCalendar(input: CalendarInput): Calendar {
   // a window that SKIPs, or exclusions, may remove every occurrence: probe once (bounded)
   if ((window?.outside === 'SKIP' || exclusions.size > 0) && fixedDelay === undefined) {
     try {
-      nextSlots(formatUtc((startsAt ?? createdAt) - 1), 1, undefined, undefined, PROBE_FUEL);
+      nextSlots(
+        formatUtc((startsAt ?? createdAt) - 1),
+        1,
+        undefined,
+        input.budget ? { budget: input.budget } : undefined,
+        PROBE_FUEL,
+      );
     } catch (e) {
-      if (e instanceof CalendarError && e.code === 'SEARCH_LIMIT') {
+      if (e instanceof CalendarError && e.code === 'SEARCH_LIMIT' && e !== budgetStop) {
         fail(
           window?.outside === 'SKIP' ? 'options.window' : 'options.exclusions',
           'removes every occurrence of the timing',

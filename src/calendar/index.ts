@@ -7,6 +7,7 @@ export type {
   CalendarInput,
   NextSlotsContext,
   NextSlotsResult,
+  SearchBudget,
   Slot,
   SlotAdjustment,
 } from './engine.js';

@@ -2,7 +2,7 @@
 // workflow gets them through an activity (src/activities/slots.ts, recorded in history); the SDK
 // calls the same function to validate and preview a definition without a server.
 
-import { type CalendarCursor, compileCalendar, type Slot } from '../calendar/index.js';
+import { type CalendarCursor, compileCalendar, type SearchBudget, type Slot } from '../calendar/index.js';
 import type { CalendarOptions } from '../calendar/timing.js';
 import type { ScheduleSpec } from './contracts.js';
 
@@ -47,8 +47,13 @@ export function calendarOptionsOf(spec: SlotSpec): CalendarOptions {
   return options;
 }
 
-/** The next slots of a definition after `request.after`; throws CalendarError on an invalid rule or zone. */
-export function computeSlots(request: SlotBatchRequest): SlotBatch {
+/**
+ * The next slots of a definition after `request.after`; throws CalendarError on an invalid rule or zone.
+ * `budget` (the HTTP API's time budget) may end a long search with SEARCH_LIMIT; a search it lets finish
+ * returns exactly what it returns without one, so a batch the API computes is the one the slot activity
+ * (which passes none) computes.
+ */
+export function computeSlots(request: SlotBatchRequest, budget?: SearchBudget): SlotBatch {
   const calendar = compileCalendar({
     scheduleId: request.scheduleId,
     timing: request.spec.timing,
@@ -56,11 +61,13 @@ export function computeSlots(request: SlotBatchRequest): SlotBatch {
     createdAt: request.createdAt,
     // A bare RRULE without starts_at starts at the minute of creation (seconds would leak into slots).
     defaultDtstart: new Date(Math.floor(Date.parse(request.createdAt) / 60_000) * 60_000).toISOString(),
+    ...(budget ? { budget } : {}),
   });
   const ctx = {
     ...(request.lastCompletedAt ? { lastCompletedAt: request.lastCompletedAt } : {}),
     // The calendar stops at `until` itself, so the cursor it returns matches the last slot returned.
     ...(request.until ? { until: request.until } : {}),
+    ...(budget ? { budget } : {}),
   };
   const { slots, cursor, exhausted } = calendar.nextSlots(request.after, request.count, request.cursor, ctx);
   return { engine: SLOT_ENGINE_VERSION, slots, cursor, exhausted };

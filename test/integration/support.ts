@@ -1,7 +1,7 @@
 // Shared by the integration tests that run the scheduler in real processes (worker-crash, worker-outage)
 // and by bench/scheduler: a dev server with the product's search attributes, worker processes
 // (test/fixtures/worker-process.ts) that can be SIGKILLed and restarted, and the run log they write.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
@@ -11,9 +11,11 @@ import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import type { DevServer } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
+import { freePort } from '../../src/runtime/ports.js';
 import type { RunLine } from '../fixtures/durable-jobs.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
 import { startTestDevServer, tempDir } from '../helpers/servers.js';
+import { OPEN_TARGETS, writeTenantsFile } from '../helpers/tenants.js';
 import { settleAll } from '../helpers/transient.js';
 
 export const SCHEDULER_QUEUE = 'scheduler';
@@ -214,4 +216,78 @@ export function procStats(pid: number | undefined): { cpuS: number; rssBytes: nu
 export function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export interface ApiProcess extends Spawned {
+  base: string;
+  /** A request to the API with tenant key `key` (null: none); the body parsed when it is JSON. */
+  call<T = any>(
+    method: string,
+    path: string,
+    options?: { key?: string | null; body?: unknown },
+  ): Promise<{ status: number; headers: Headers; body: T }>;
+}
+
+/**
+ * The product's HTTP API as its own process (`src/main.ts` with SCHEDULER_ROLE=api), against the stack's
+ * dev server and the scheduler queue its worker processes poll: what a deployment runs. `keys` is
+ * SCHEDULER_API_KEYS; every tenant in them may reach every target (a tenants file with open quotas);
+ * `env` adds or overrides variables. Resolves once the API answers /healthz.
+ */
+export async function startApiProcess(
+  stack: Stack,
+  keys: string,
+  env: Record<string, string> = {},
+  timeoutMs = 90_000,
+): Promise<ApiProcess> {
+  const tenants = Object.fromEntries(
+    keys.split(',').map((entry) => [entry.split('=')[1]!.split(':')[0]!, OPEN_TARGETS]),
+  );
+  const dataDir = mkdtempSync(join(stack.dir, 'api-'));
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const spawned = spawnProcess(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'src/main.ts')],
+      {
+        ...process.env,
+        SCHEDULER_ROLE: 'api',
+        TEMPORAL_ADDRESS: stack.server.address,
+        TEMPORAL_TASK_QUEUE: SCHEDULER_QUEUE,
+        SCHEDULER_JOB_TASK_QUEUE: JOB_QUEUE,
+        SCHEDULER_API_PORT: String(port),
+        SCHEDULER_API_KEYS: keys,
+        SCHEDULER_TENANTS_FILE: writeTenantsFile(dataDir, tenants),
+        SCHEDULER_DATA_DIR: dataDir,
+        SCHEDULER_API_RATE_LIMIT: '1000000',
+        ...env,
+      },
+      repoRoot,
+    );
+    stack.processes.push(spawned);
+    const started = await spawned.waitFor(/ready; Ctrl-C stops everything/, timeoutMs).then(
+      () => true,
+      (err: Error) => {
+        // The port was chosen free, then bound seconds later: another process may have taken it.
+        if (attempt >= 3 || !/SCHEDULER_API_PORT|EADDRINUSE/.test(spawned.output())) throw err;
+        return false;
+      },
+    );
+    if (!started) continue;
+    const base = `http://127.0.0.1:${port}`;
+    const call: ApiProcess['call'] = async (method, path, options = {}) => {
+      const headers: Record<string, string> = {};
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      });
+      const text = await response.text();
+      const json = /json/.test(response.headers.get('content-type') ?? '') && text ? JSON.parse(text) : text;
+      return { status: response.status, headers: response.headers, body: json };
+    };
+    return Object.assign(spawned, { base, call });
+  }
 }

@@ -6,6 +6,7 @@ import { productionReasons } from '../../config.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
 import { reconcileOwners } from '../owners.js';
+import type { CalendarPoolOptions } from './calendar-pool.js';
 import { createApiMetrics } from './metrics.js';
 import { buildApi } from './server.js';
 
@@ -39,6 +40,8 @@ export interface ServeApiOptions {
   workerMetricsUrl?: string | null;
   /** SCHEDULER_METRICS_TOKEN: GET /metrics needs it as a bearer token when set. */
   metricsToken?: string | undefined;
+  /** SCHEDULER_CALENDAR_THREADS, _BUDGET_MS, _TENANT_QUEUE (./calendar-pool.ts); default DEFAULT_CALENDAR_POOL. */
+  calendar?: CalendarPoolOptions;
   /** NODE_ENV: `production` makes this a production deployment (see isProductionDeployment). */
   nodeEnv?: string | undefined;
   log: (line: string) => void;
@@ -109,6 +112,7 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
       : {}),
     ...(options.cursorSecret ? { cursorSecret: options.cursorSecret } : {}),
     temporalTimeoutMs: options.temporalTimeoutMs,
+    ...(options.calendar ? { calendar: options.calendar } : {}),
     metrics: createApiMetrics({
       client: options.client,
       overdueAfterSeconds: options.overdueAfterSeconds ?? 300,

@@ -52,10 +52,11 @@ import {
 } from '../../model/http.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { BearerSecret, type KeyRing, type Principal } from '../auth.js';
-import { previewRuns, SchedulerClient } from '../client.js';
+import { previewRunsOn, SchedulerClient } from '../client.js';
 import { SchedulerError, validationError } from '../errors.js';
 import { BackfillSlotLedger } from '../quotas.js';
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE, FailedAuthThrottle } from './auth-throttle.js';
+import { type CalendarPoolOptions, calendarRunner, DEFAULT_CALENDAR_POOL } from './calendar-pool.js';
 import { definitionFieldLabel, methodLabel } from './metric-labels.js';
 import type { ApiMetrics } from './metrics.js';
 import {
@@ -110,6 +111,12 @@ export interface ApiDependencies {
   readinessCacheMs?: number;
   /** Fastify's pino logger options; false for none. */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * Where the calendar's searches run (./calendar-pool.ts): worker threads, each request's under a time
+   * budget, queued fairly per tenant. Default DEFAULT_CALENDAR_POOL; `threads: 0` runs them on the event
+   * loop, unbounded (as up to 0.5).
+   */
+  calendar?: CalendarPoolOptions;
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
@@ -417,6 +424,8 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     }
   });
   const backfillLedger = new BackfillSlotLedger();
+  const calendar = calendarRunner(deps.calendar ?? DEFAULT_CALENDAR_POOL);
+  app.addHook('onClose', async () => calendar.close());
 
   const sdkFor = (request: FastifyRequest) =>
     new SchedulerClient({
@@ -428,6 +437,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       // The SDK's own read deadline would replace the request's: keep them the same.
       readTimeoutMs: timeoutMs,
       backfillLedger,
+      calendar,
       ...(deps.cursorSecret ? { cursorSecret: deps.cursorSecret } : {}),
     });
   /** Temporal calls of one request share a deadline: an outage answers 503, never hangs. */
@@ -825,7 +835,10 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       const { timing, from, count, ...options } = request.body;
       const after = from ?? timeNow();
       try {
-        return { runs: previewRuns('preview', { timing, ...options }, after, after, count) };
+        const tenant = request.principal!.tenant_id;
+        return {
+          runs: await previewRunsOn(calendar, tenant, 'preview', { timing, ...options }, after, after, count),
+        };
       } catch (err) {
         // `from` is what the calendar calls the creation instant and the search start.
         if (err instanceof SchedulerError && (err.field === 'createdAt' || err.field === 'after')) {
