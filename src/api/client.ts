@@ -32,7 +32,7 @@ import {
   TriggerRequest,
   toNextRun,
 } from '../model/contracts.js';
-import { scheduleWorkflowId } from '../model/ids.js';
+import { scheduleIdOf, scheduleWorkflowId } from '../model/ids.js';
 import {
   calendarOptionsOf,
   computeSlots as computeSlotsHere,
@@ -40,6 +40,7 @@ import {
   type SlotSpec,
 } from '../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../model/tenant-policy.js';
+import { DELETED_VISIBLE_STATUS, isTerminal } from '../model/views.js';
 import {
   backfillUpdate,
   cancelUpdate,
@@ -171,7 +172,6 @@ const GRPC_UNAVAILABLE = 14;
 const UPDATE_ATTEMPTS = 6;
 const STALE_CLOCK_QUERY_ATTEMPTS = 6;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
-const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 /** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
 const ALWAYS_CHECKED = TenantPolicy.openToAll();
 
@@ -335,10 +335,10 @@ const ALREADY_EXISTS_REASON = 'already exists with another definition';
 function statusOf(description: WorkflowExecutionDescription): ScheduleStatus {
   const shown = description.typedSearchAttributes.get(ScheduleStatusKey);
   // A deleted schedule is CANCELLED; visibility shows it as DELETED to leave it out of listings.
-  const recorded = ScheduleStatus.safeParse(shown === 'DELETED' ? 'CANCELLED' : shown);
+  const recorded = ScheduleStatus.safeParse(shown === DELETED_VISIBLE_STATUS ? 'CANCELLED' : shown);
   const execution = description.status.name;
   if (execution === 'RUNNING') return recorded.success ? recorded.data : 'ACTIVE';
-  if (recorded.success && TERMINAL.has(recorded.data)) return recorded.data;
+  if (recorded.success && isTerminal(recorded.data)) return recorded.data;
   if (execution === 'COMPLETED') return 'COMPLETED';
   return execution === 'FAILED' || execution === 'TIMED_OUT' ? 'FAILED' : 'CANCELLED';
 }
@@ -604,7 +604,7 @@ export class SchedulerClient {
     // memo (created_at, owner) and from the search attributes the workflow keeps current.
     const status = statusOf(description);
     let nextRunAt: string | null = null;
-    if (!TERMINAL.has(status)) {
+    if (!isTerminal(status)) {
       // The workflow clears SchedulerNextRunAt while PAUSED; the definition's next run stands in for it.
       nextRunAt =
         description.typedSearchAttributes.get(NextRunAtKey)?.toISOString() ??
@@ -659,7 +659,7 @@ export class SchedulerClient {
     // Filter values are enum members (validated by the contracts), never free text.
     if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
     if (filter.timing_kind) clauses.push(`${TimingKindKey.name} = '${filter.timing_kind}'`);
-    if (!filter.include_deleted) clauses.push(`${ScheduleStatusKey.name} != 'DELETED'`);
+    if (!filter.include_deleted) clauses.push(`${ScheduleStatusKey.name} != '${DELETED_VISIBLE_STATUS}'`);
     return clauses.join(' AND ');
   }
 
@@ -685,8 +685,8 @@ export class SchedulerClient {
       throw err;
     });
     const ids = (page.executions ?? []).flatMap((execution) => {
-      const id = execution.execution?.workflowId?.split('/').slice(2).join('/');
-      return id ? [id] : [];
+      const named = scheduleIdOf(execution.execution?.workflowId ?? '');
+      return named ? [named.scheduleId] : [];
     });
     const items = await Promise.all(
       ids.map((id) =>

@@ -7,6 +7,12 @@ export function scheduleWorkflowId(tenantId: string, scheduleId: string): string
   return `schedule/${tenantId}/${scheduleId}`;
 }
 
+/** The schedule ID a schedule's workflow ID names (the inverse of scheduleWorkflowId); null for any other ID. */
+export function scheduleIdOf(workflowId: string): { tenantId: string; scheduleId: string } | null {
+  const match = /^schedule\/([^/]+)\/(.+)$/.exec(workflowId);
+  return match ? { tenantId: match[1]!, scheduleId: match[2]! } : null;
+}
+
 /** Instants in IDs are always UTC with milliseconds, so one instant has exactly one spelling. */
 export function canonicalInstant(iso: string): string {
   const ms = Date.parse(iso);

@@ -19,3 +19,15 @@ export function toNextRun(slot: {
     adjustments: slot.adjustments,
   };
 }
+
+/** Statuses a schedule never leaves (its workflow has ended or is ending). */
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
+export const isTerminal = (status: string): boolean => TERMINAL_STATUSES.has(status);
+
+/**
+ * The SchedulerStatus search attribute of a deleted schedule: CANCELLED with `deleted_at`, shown as DELETED
+ * in visibility so that listings leave it out by default.
+ */
+export const DELETED_VISIBLE_STATUS = 'DELETED';
+export const visibleStatus = (status: string, deletedAt: string | null | undefined): string =>
+  deletedAt ? DELETED_VISIBLE_STATUS : status;

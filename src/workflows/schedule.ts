@@ -29,7 +29,7 @@ import {
 } from '../model/handoff-failures.js';
 import { canonicalInstant, idempotencyKey, occurrenceId } from '../model/ids.js';
 import type { SlotBatch, SlotBatchRequest } from '../model/slots.js';
-import { toNextRun } from '../model/views.js';
+import { isTerminal, toNextRun, visibleStatus } from '../model/views.js';
 import { workflowNow, workflowNowIso } from './clock.js';
 import {
   BACKFILL_LIMIT,
@@ -190,8 +190,11 @@ type Command =
   | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
   | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void };
 
+/** What failed inside an activity (its cause), or the error itself. */
+const activityCause = (err: unknown): unknown =>
+  err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
 const isForbiddenTarget = (err: unknown): boolean => {
-  const cause = err instanceof wf.ActivityFailure ? err.cause : err;
+  const cause = activityCause(err);
   return cause instanceof wf.ApplicationFailure && cause.type === FORBIDDEN_TARGET_ERROR;
 };
 
@@ -201,7 +204,6 @@ function sameAttributeValue(current: unknown, wanted: unknown): boolean {
   return (current ?? null) === (wanted ?? null);
 }
 
-const TERMINAL: ReadonlySet<ScheduleStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
 
 function initialState(input: ScheduleWorkflowInput): ScheduleState {
@@ -275,7 +277,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       ...s.spec,
       status: s.status,
       version: s.version,
-      next_run_at: TERMINAL.has(s.status) ? null : nextFireAt(),
+      next_run_at: isTerminal(s.status) ? null : nextFireAt(),
       last_run_at: s.lastRunAt,
       created_at: s.createdAt,
       updated_at: s.updatedAt,
@@ -283,7 +285,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       owner_revoked_at: s.ownerRevoked?.at ?? null,
       deleted_at: s.deletedAt ?? null,
     },
-    next_runs: TERMINAL.has(s.status) ? [] : nextRuns(),
+    next_runs: isTerminal(s.status) ? [] : nextRuns(),
     recent_occurrences: s.occurrences,
     running: s.occurrences
       .filter((o) => o.status === 'RUNNING' || o.status === 'DISPATCHING')
@@ -294,10 +296,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
 
   let shownAttributes = '';
   const refreshVisibility = () => {
-    const next = TERMINAL.has(s.status) || s.status === 'PAUSED' ? null : nextFireAt();
-    // A deleted schedule is CANCELLED with `deleted_at`; in visibility it is DELETED, so that listings
-    // leave it out by default.
-    const shownStatus = s.deletedAt ? 'DELETED' : s.status;
+    const next = isTerminal(s.status) || s.status === 'PAUSED' ? null : nextFireAt();
+    const shownStatus = visibleStatus(s.status, s.deletedAt);
     const key = `${shownStatus}|${next}`;
     if (key !== shownAttributes) {
       shownAttributes = key;
@@ -409,18 +409,27 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     s.lastCompletedAt = occ.finished_at;
   };
 
-  /** A JOB started from an activity, which nothing waits for: handed off, or found already started. */
-  const finishJobStart = (occ: Occurrence, started: JobStartResult) => {
-    occ.target_ref = started.workflowId;
-    occ.attempt = started.attempt;
-    if (started.duplicate) {
+  /**
+   * Every hand-off that nothing waits for ends here: HANDED_OFF, with the target's word that it had the
+   * occurrence already (a JOB's workflow that existed, a sink's 208) counted as a prevented duplicate.
+   */
+  const recordHandedOff = (
+    occ: Occurrence,
+    handed: { targetRef: string; attempt: number; duplicate: boolean },
+    duplicateNote: string | null,
+  ) => {
+    occ.target_ref = handed.targetRef;
+    occ.attempt = handed.attempt;
+    if (handed.duplicate) {
       occ.duplicate_prevented = true;
       count('duplicates_prevented', occ);
-      finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
-    } else {
-      finish(occ, 'HANDED_OFF', null);
     }
+    finish(occ, 'HANDED_OFF', handed.duplicate ? duplicateNote : null);
   };
+  const JOB_EXISTED = 'the target workflow for this slot already existed';
+  /** A JOB started from an activity, which nothing waits for: handed off, or found already started. */
+  const finishJobStart = (occ: Occurrence, started: JobStartResult) =>
+    recordHandedOff(occ, { targetRef: started.workflowId, ...started }, JOB_EXISTED);
 
   /** The payload's size, measured once per version of the definition. */
   let payloadOf: { version: number; chars: number } | null = null;
@@ -544,13 +553,15 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             }
           }
           const started = await startJob(target, envelope(occ), input.defaultJobTaskQueue);
-          occ.target_ref = started.workflowId;
-          occ.attempt = 1;
-          if (started.duplicate) {
-            occ.duplicate_prevented = true;
-            count('duplicates_prevented', occ);
-            finish(occ, 'HANDED_OFF', 'the target workflow for this slot already existed');
-          } else if (watchesCompletion()) {
+          if (started.duplicate || !watchesCompletion()) {
+            recordHandedOff(
+              occ,
+              { targetRef: started.workflowId, attempt: 1, duplicate: started.duplicate },
+              JOB_EXISTED,
+            );
+          } else {
+            occ.target_ref = started.workflowId;
+            occ.attempt = 1;
             occ.status = 'RUNNING';
             s.running.push({ occurrenceId: occ.occurrence_id, workflowId: started.workflowId });
             void started.result
@@ -564,8 +575,6 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
                 s.running = s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
                 wake = true;
               });
-          } else {
-            finish(occ, 'HANDED_OFF', null);
           }
         } else if (target.type !== 'JOB') {
           // (startMode gives a JOB one of the three modes above.)
@@ -575,16 +584,10 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
             occurrence: envelope(occ),
           });
           learnQuota(result);
-          occ.target_ref = result.targetRef;
-          occ.attempt = result.attempt;
-          if (result.duplicate) {
-            occ.duplicate_prevented = true;
-            count('duplicates_prevented', occ);
-          }
-          finish(occ, 'HANDED_OFF', null);
+          recordHandedOff(occ, result, null);
         }
       } catch (err) {
-        const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
+        const cause = activityCause(err);
         finish(
           occ,
           'FAILED',
@@ -758,7 +761,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         }
         return;
       case 'revokeOwner':
-        if (!s.ownerRevoked && !TERMINAL.has(s.status)) {
+        if (!s.ownerRevoked && !isTerminal(s.status)) {
           s.ownerRevoked = { at: workflowNowIso(), reason: command.reason };
           wf.log.warn('owner revoked: slots are refused until the schedule is resumed', {
             owner_ref: s.identity.owner_ref,
@@ -790,7 +793,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         return;
       case 'edit': {
         const { request } = command;
-        if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        if (isTerminal(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
         if (request.expected_version !== s.version) {
           return command.done(
             reject(
@@ -815,7 +818,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         return command.done({ version: s.version, next_runs: nextRuns() });
       }
       case 'trigger': {
-        if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        if (isTerminal(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
         if (asked.targetsBound && s.ownerRevoked) return command.done(revoked());
         const at = command.request.scheduled_for
           ? canonicalInstant(command.request.scheduled_for)
@@ -829,7 +832,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
         return command.done(occurrence);
       }
       case 'backfill': {
-        if (TERMINAL.has(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
+        if (isTerminal(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
         if (asked.targetsBound && s.ownerRevoked) return command.done(revoked());
         const { from, to } = command.request;
         let batch: SlotBatch;
@@ -843,7 +846,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
           });
         } catch (err) {
           // A range the calendar cannot compute refuses this backfill; it must never fail the schedule.
-          const cause = err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
+          const cause = activityCause(err);
           return command.done(
             reject(INVALID_REQUEST, `backfill ${from} – ${to}: ${(cause as Error).message}`),
           );
@@ -869,7 +872,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       }
       case 'cancel': {
         if (command.request.delete && !s.deletedAt) s.deletedAt = workflowNowIso();
-        if (!TERMINAL.has(s.status)) {
+        if (!isTerminal(s.status)) {
           s.status = 'CANCELLED';
           s.pauseNote = command.request.note ?? null;
           s.updatedAt = workflowNowIso();
@@ -911,7 +914,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       });
   };
   const requireLive = () => {
-    if (TERMINAL.has(s.status)) throw reject(INVALID_STATE, `schedule is ${s.status}`);
+    if (isTerminal(s.status)) throw reject(INVALID_STATE, `schedule is ${s.status}`);
   };
   /** Validators run only live (never on replay): refusing here adds nothing to any history. */
   const requireHandingOff = () => {
@@ -1028,7 +1031,7 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     // pause or cancel that lands on a due slot applies after that slot fired.
     if (s.status === 'ACTIVE') await processDueSlots();
     while (commands.length > 0) await applyCommand(commands.shift()!);
-    if (TERMINAL.has(s.status)) break;
+    if (isTerminal(s.status)) break;
 
     if (s.status === 'ACTIVE') {
       await processDueSlots();

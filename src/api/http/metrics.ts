@@ -5,6 +5,7 @@
 // its text is appended so one scrape sees everything.
 import type { Client } from '@temporalio/client';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { DELETED_VISIBLE_STATUS } from '../../model/views.js';
 import { SCHEDULE_WORKFLOW_TYPE } from '../../workflows/definitions.js';
 import {
   NextRunAtKey,
@@ -70,7 +71,7 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
   // calls per refresh, at most once per cache period.
   const readVisibility = async () => {
     const counts = new Map<string, number>();
-    const query = `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ${ScheduleStatusKey.name} != 'DELETED'`;
+    const query = `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ${ScheduleStatusKey.name} != '${DELETED_VISIBLE_STATUS}'`;
     for await (const execution of options.client.workflow.list({ query, pageSize: 1000 })) {
       const attrs = execution.searchAttributes ?? {};
       const key = JSON.stringify([
