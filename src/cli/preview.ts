@@ -5,7 +5,8 @@
  *   preview --timing '<timing JSON>' [--options '<calendar options JSON>'] [--from <ISO>] [--count N] [--json]
  */
 import type { Command } from 'commander';
-import { CalendarError, compileCalendar, type Slot } from '../calendar/index.js';
+import { CalendarError, type Slot } from '../calendar/index.js';
+import { previewSlots } from '../model/slots.js';
 
 export interface PreviewOptions {
   rule?: string;
@@ -85,21 +86,22 @@ export function runPreview(opts: PreviewOptions, now: Date): { items: PreviewIte
     throw new UsageError('--rule', 'give --rule (with --timezone) or --timing');
   }
   const options = opts.options === undefined ? undefined : parseJson('--options', opts.options);
-  // `--from` is both the bare-RRULE DTSTART (as starts_at would be) and the preview start
-  const calendar = compileCalendar({
+  // `--from` is the preview's start and the definition's creation: a bare RRULE starts at its minute, as
+  // it would for a schedule created then (the SDK's and the HTTP API's preview do the same).
+  const { slots, timezone } = previewSlots({
     scheduleId: opts.scheduleId ?? 'preview',
-    timing: timing as never,
-    options: options as never,
-    createdAt: from,
+    timing,
+    options,
+    from,
+    count,
   });
-  const { slots } = calendar.nextSlots(from, count);
   const items = slots.map((s) => {
     const item: PreviewItem = { at: s.fireAt, local: s.local, scheduled_for: s.scheduledFor };
     if (s.label !== undefined) item.label = s.label;
     if (s.adjustments.length > 0) item.adjustments = s.adjustments;
     return item;
   });
-  return { items, timezone: calendar.timezone };
+  return { items, timezone };
 }
 
 const MARKS: Record<string, string> = {

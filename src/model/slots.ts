@@ -47,6 +47,41 @@ export function calendarOptionsOf(spec: SlotSpec): CalendarOptions {
   return options;
 }
 
+/** A definition's calendar, compiled as every caller must: the workflow, the SDK, the HTTP API, the CLI. */
+function calendarOf(
+  scheduleId: string,
+  timing: unknown,
+  options: unknown,
+  createdAt: string,
+  budget?: SearchBudget,
+) {
+  return compileCalendar({
+    scheduleId,
+    timing: timing as SlotSpec['timing'],
+    options: options as CalendarOptions | undefined,
+    createdAt,
+    // A bare RRULE without starts_at starts at the minute of creation (seconds would leak into slots).
+    defaultDtstart: new Date(Math.floor(Date.parse(createdAt) / 60_000) * 60_000).toISOString(),
+    ...(budget ? { budget } : {}),
+  });
+}
+
+/**
+ * The next `count` slots of an unvalidated timing and calendar options after `from`, for a definition
+ * created then (the CLI's preview): the calendar validates both (CalendarError naming the field), and the
+ * slots are the ones the SDK's preview and the running schedule compute.
+ */
+export function previewSlots(input: {
+  scheduleId: string;
+  timing: unknown;
+  options?: unknown;
+  from: string;
+  count: number;
+}): { slots: Slot[]; timezone: string } {
+  const calendar = calendarOf(input.scheduleId, input.timing, input.options, input.from);
+  return { slots: calendar.nextSlots(input.from, input.count).slots, timezone: calendar.timezone };
+}
+
 /**
  * The next slots of a definition after `request.after`; throws CalendarError on an invalid rule or zone.
  * `budget` (the HTTP API's time budget) may end a long search with SEARCH_LIMIT; a search it lets finish
@@ -54,15 +89,13 @@ export function calendarOptionsOf(spec: SlotSpec): CalendarOptions {
  * (which passes none) computes.
  */
 export function computeSlots(request: SlotBatchRequest, budget?: SearchBudget): SlotBatch {
-  const calendar = compileCalendar({
-    scheduleId: request.scheduleId,
-    timing: request.spec.timing,
-    options: calendarOptionsOf(request.spec),
-    createdAt: request.createdAt,
-    // A bare RRULE without starts_at starts at the minute of creation (seconds would leak into slots).
-    defaultDtstart: new Date(Math.floor(Date.parse(request.createdAt) / 60_000) * 60_000).toISOString(),
-    ...(budget ? { budget } : {}),
-  });
+  const calendar = calendarOf(
+    request.scheduleId,
+    request.spec.timing,
+    calendarOptionsOf(request.spec),
+    request.createdAt,
+    budget,
+  );
   const ctx = {
     ...(request.lastCompletedAt ? { lastCompletedAt: request.lastCompletedAt } : {}),
     // The calendar stops at `until` itself, so the cursor it returns matches the last slot returned.
