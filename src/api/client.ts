@@ -71,7 +71,13 @@ import {
   TimingKindKey,
 } from '../workflows/search-attributes.js';
 import type { Principal } from './auth.js';
-import { parseOrThrow, QuotaExceededError, SchedulerError, validationError } from './errors.js';
+import {
+  checkContract,
+  parseOrThrow,
+  QuotaExceededError,
+  SchedulerError,
+  validationError,
+} from './errors.js';
 import {
   type BackfillSlotLedger,
   checkMinInterval,
@@ -145,6 +151,8 @@ export interface SchedulePage {
 }
 
 export interface CreateScheduleInput extends ScheduleSpecInput {
+  /** `schedule.v1`, or absent: a schedule.v1 document (without its server-owned fields) is a create input. */
+  contract?: string;
   /** Client-chosen ID: create is idempotent on it. Default: a new UUID. */
   schedule_id?: string;
 }
@@ -516,7 +524,8 @@ export class SchedulerClient {
    * (the memo written at start), again without the worker.
    */
   async create(input: CreateScheduleInput): Promise<CreateResult> {
-    const { schedule_id, ...specInput } = input;
+    const { schedule_id, contract, ...specInput } = input;
+    checkContract(contract);
     const scheduleId = schedule_id ?? randomUUID();
     const identity = parseOrThrow(ScheduleIdentity, {
       schedule_id: scheduleId,

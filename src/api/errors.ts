@@ -1,5 +1,23 @@
 import { z } from 'zod';
 import { CalendarError } from '../calendar/errors.js';
+import { SCHEDULE_CONTRACT, SUPPORTED_CONTRACTS, serverOwnedReason } from '../model/contracts.js';
+
+/** Why a field a definition does not have was refused: what sets it, if the server owns it. */
+export const unknownFieldReason = (key: string): string =>
+  serverOwnedReason(key) ?? 'unknown field: remove it';
+
+/**
+ * A request's `contract`: absent or the one this API speaks. Another is a 422 (the document is well-formed
+ * JSON of a contract this server does not speak), naming the supported ones.
+ */
+export function checkContract(contract: string | undefined): void {
+  if (contract === undefined || contract === SCHEDULE_CONTRACT) return;
+  throw new SchedulerError(
+    'VALIDATION',
+    `unsupported contract ${JSON.stringify(contract).slice(0, 80)}: this API speaks ${SUPPORTED_CONTRACTS.join(', ')} (send it, or leave contract out)`,
+    'contract',
+  );
+}
 
 export const SchedulerErrorCode = z.enum([
   'VALIDATION', // invalid rule, zone, payload or request: `field` says which
@@ -62,7 +80,8 @@ export function validationError(err: unknown, root?: string): SchedulerError | n
     const path = issue.path.map(String);
     if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
       const field = [root, ...path, issue.keys[0]].filter(Boolean).join('.');
-      return new SchedulerError('VALIDATION', 'unknown field: remove it', field);
+      const reason = path.length === 0 ? unknownFieldReason(issue.keys[0]!) : 'unknown field: remove it';
+      return new SchedulerError('VALIDATION', reason, field);
     }
     return new SchedulerError('VALIDATION', issue.message, [root, ...path].filter(Boolean).join('.') || null);
   }

@@ -195,8 +195,12 @@ export const ScheduleCounters = z.object({
 export type ScheduleCounters = z.infer<typeof ScheduleCounters>;
 
 /** `schedule.v1`: a schedule as the API returns it. */
+/** The contract this API speaks; a request may name it (`contract`), a view always does. */
+export const SCHEDULE_CONTRACT = 'schedule.v1';
+export const SUPPORTED_CONTRACTS: readonly string[] = [SCHEDULE_CONTRACT];
+
 export const Schedule = ScheduleSpec.safeExtend({
-  contract: z.literal('schedule.v1'),
+  contract: z.literal(SCHEDULE_CONTRACT),
   ...ScheduleIdentity.shape,
   status: ScheduleStatus,
   version: z.number().int().min(1),
@@ -215,6 +219,30 @@ export const Schedule = ScheduleSpec.safeExtend({
     .describe('when it was deleted: a deleted schedule is CANCELLED and left out of listings by default'),
 });
 export type Schedule = z.infer<typeof Schedule>;
+
+/**
+ * The fields of a `schedule.v1` view that the server owns, each with what changes it: a create or a PATCH
+ * that sends one is told so (400, the field named, this reason) instead of "unknown field".
+ */
+export const SERVER_OWNED_FIELDS: Readonly<Record<string, string>> = Object.freeze({
+  tenant_id: 'is the API key’s tenant',
+  owner_ref: 'is the API key’s owner (an edit makes its author the owner)',
+  status: 'is changed by POST /v1/schedules/{id}/pause, /resume, /cancel and DELETE /v1/schedules/{id}',
+  version: 'is counted by the server: a PATCH sends the version it read as expected_version',
+  next_run_at: 'is computed from the timing: GET /v1/schedules/{id} or POST /v1/preview show it',
+  last_run_at: 'is recorded when an occurrence is handed off',
+  created_at: 'is recorded at create',
+  updated_at: 'is recorded at every change',
+  pause_note: 'is the note of POST /v1/schedules/{id}/pause',
+  owner_revoked_at:
+    'is recorded when the owner’s key is removed; POST /v1/schedules/{id}/resume takes the schedule over',
+  deleted_at: 'is recorded by DELETE /v1/schedules/{id}',
+});
+/** The reason for a field a request may not send. */
+export const serverOwnedReason = (field: string): string | undefined =>
+  Object.hasOwn(SERVER_OWNED_FIELDS, field)
+    ? `${SERVER_OWNED_FIELDS[field]}: leave it out of the request (a schedule.v1 document from GET round-trips without it)`
+    : undefined;
 
 /** The definition inside a `schedule.v1` view: what a user wrote, without the server-owned fields. */
 export function specOf(schedule: Schedule): ScheduleSpecInput {

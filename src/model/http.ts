@@ -9,6 +9,7 @@ import {
   Occurrence,
   PAYLOAD_TOO_LARGE_REASON,
   payloadBytes,
+  SCHEDULE_CONTRACT,
   Schedule,
   ScheduleSpec,
   ScheduleStatus,
@@ -26,7 +27,16 @@ const payloadWithinCap = (request: { target?: unknown }, ctx: z.RefinementCtx) =
 };
 
 /** POST /v1/schedules: a definition, optionally with the client's own ID (create is idempotent on it). */
+const contract = z
+  .string()
+  .max(64)
+  .optional()
+  .describe(
+    `the contract of this document: "${SCHEDULE_CONTRACT}" (the only one spoken here), or leave it out`,
+  );
+
 export const CreateScheduleRequest = ScheduleSpec.extend({
+  contract,
   schedule_id: Identifier.optional().describe('your ID for the schedule (default: a new UUID)'),
 })
   .strict()
@@ -49,6 +59,7 @@ const patchShape = Object.fromEntries(
  */
 export const PatchScheduleRequest = z
   .object({
+    contract,
     expected_version: z.number().int().min(1).describe('the version this change is based on'),
     ...patchShape,
   })

@@ -4,7 +4,12 @@ import { maxHeaderSize } from 'node:http';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { Problem } from '../../model/http.js';
-import { QuotaExceededError, SchedulerError, type SchedulerErrorCode } from '../errors.js';
+import {
+  QuotaExceededError,
+  SchedulerError,
+  type SchedulerErrorCode,
+  unknownFieldReason,
+} from '../errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -196,7 +201,11 @@ export function renderProblem(err: unknown, instance: string | undefined): Rende
       const unknownKeys =
         issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys : undefined;
       if (unknownKeys?.length) {
-        return unknownKeys.map((key) => ({ field: at([...path, key]), reason: 'unknown field: remove it' }));
+        // A server-owned field of a schedule.v1 view says what changes it (top level of a definition only).
+        return unknownKeys.map((key) => ({
+          field: at([...path, key]),
+          reason: path.length === 0 && part === 'body' ? unknownFieldReason(key) : 'unknown field: remove it',
+        }));
       }
       return [{ field: at(path), reason: issue.message ?? 'invalid' }];
     });

@@ -53,7 +53,7 @@ import {
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { BearerSecret, type KeyRing, type Principal } from '../auth.js';
 import { previewRunsOn, SchedulerClient } from '../client.js';
-import { SchedulerError, validationError } from '../errors.js';
+import { checkContract, SchedulerError, validationError } from '../errors.js';
 import { BackfillSlotLedger } from '../quotas.js';
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE, FailedAuthThrottle } from './auth-throttle.js';
 import { type CalendarPoolOptions, calendarRunner, DEFAULT_CALENDAR_POOL } from './calendar-pool.js';
@@ -652,7 +652,8 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       const id = request.params.id;
       return withDeadline(async () => {
         const current = await sdk.get(id);
-        const { expected_version, ...changes } = request.body;
+        const { expected_version, contract, ...changes } = request.body;
+        checkContract(contract as string | undefined);
         if (expected_version !== current.version) throw versionConflict(expected_version, current.version);
         const merged: Record<string, unknown> = { ...specOf(current) };
         for (const [key, value] of Object.entries(changes)) {
