@@ -751,148 +751,163 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
     wf.upsertSearchAttributes([{ key: OwnerKey, value: ownerKeyValue(s.identity.tenant_id, ownerRef) }]);
   };
 
+  // Shared guards: why a command is refused now (an Error its `done` receives), or null.
+  const endedRefusal = () => (isTerminal(s.status) ? reject(INVALID_STATE, `schedule is ${s.status}`) : null);
+  const versionRefusal = (expected: number) =>
+    expected !== s.version
+      ? reject(VERSION_CONFLICT, `expected_version ${expected} but the schedule is at version ${s.version}`)
+      : null;
+  /** Trigger and backfill: live, and (under PATCHES.TARGETS_BOUND) an owner with a key. */
+  const handOffRefusal = () => endedRefusal() ?? (asked.targetsBound && s.ownerRevoked ? revoked() : null);
+
+  const applyPause = (note: string | null) => {
+    if (s.status !== 'ACTIVE') return;
+    s.status = 'PAUSED';
+    s.pauseNote = note;
+    s.updatedAt = workflowNowIso();
+  };
+
+  const applyRevokeOwner = (reason: string) => {
+    if (s.ownerRevoked || isTerminal(s.status)) return;
+    s.ownerRevoked = { at: workflowNowIso(), reason };
+    wf.log.warn('owner revoked: slots are refused until the schedule is resumed', {
+      owner_ref: s.identity.owner_ref,
+    });
+    s.updatedAt = s.ownerRevoked.at;
+  };
+
+  const applyTakeOver = (ownerRef: string) => {
+    const taken = Boolean(s.ownerRevoked);
+    if (s.ownerRevoked) {
+      s.ownerRevoked = null;
+      s.updatedAt = workflowNowIso();
+      changeOwner(ownerRef);
+    }
+    return { owner_ref: s.identity.owner_ref, taken_over: taken };
+  };
+
+  const applyResume = (ownerRef: string | null) => {
+    if (s.ownerRevoked && !asked.targetsBound) {
+      s.ownerRevoked = null;
+      s.updatedAt = workflowNowIso();
+      if (ownerRef) changeOwner(ownerRef);
+    }
+    if (s.status === 'PAUSED') {
+      // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
+      s.status = 'ACTIVE';
+      s.pauseNote = null;
+      s.updatedAt = workflowNowIso();
+    }
+  };
+
+  const applyEdit = async (request: EditCommand): Promise<EditResult | Error> => {
+    const refusal = endedRefusal() ?? versionRefusal(request.expected_version);
+    if (refusal) return refusal;
+    s.spec = request.spec;
+    s.version += 1;
+    // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
+    if (request.owner_ref) changeOwner(request.owner_ref);
+    s.updatedAt = workflowNowIso();
+    if (askVersionMemo()) wf.upsertMemo({ [VERSION_MEMO]: s.version });
+    // Future runs only: what is already decided stays; the new definition starts after now.
+    const now = workflowNow();
+    if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
+    s.buffer = [];
+    s.cursor = null;
+    s.exhausted = false;
+    await fillBuffer(now);
+    return { version: s.version, next_runs: nextRuns() };
+  };
+
+  const applyTrigger = (request: TriggerRequest): Occurrence | Error => {
+    const refusal = handOffRefusal();
+    if (refusal) return refusal;
+    const at = request.scheduled_for ? canonicalInstant(request.scheduled_for) : workflowNowIso();
+    return emit({
+      slot: { scheduledFor: at, fireAt: workflowNowIso(), local: at, adjustments: [] },
+      trigger: 'MANUAL',
+      late: false,
+      reason: request.reason ?? 'triggered manually',
+    }).occurrence;
+  };
+
+  const applyBackfill = async (request: BackfillRequest): Promise<BackfillResult | Error> => {
+    const refusal = handOffRefusal();
+    if (refusal) return refusal;
+    const { from, to } = request;
+    let batch: SlotBatch;
+    try {
+      batch = await computeSlotBatch({
+        ...slotRequest(new Date(Date.parse(from) - 1).toISOString(), {
+          count: BACKFILL_LIMIT + 1,
+          until: to,
+        }),
+        cursor: undefined,
+      });
+    } catch (err) {
+      // A range the calendar cannot compute refuses this backfill; it must never fail the schedule.
+      return reject(INVALID_REQUEST, `backfill ${from} – ${to}: ${(activityCause(err) as Error).message}`);
+    }
+    if (batch.slots.length > BACKFILL_LIMIT)
+      return reject(INVALID_REQUEST, `backfill covers more than ${BACKFILL_LIMIT} slots: split it`);
+    const result: BackfillResult = { emitted: [], already_emitted: [], skipped: [] };
+    for (const slot of batch.slots) {
+      const { occurrence, duplicate } = emit({
+        slot,
+        trigger: 'BACKFILL',
+        late: false,
+        reason: request.reason ?? `backfill ${from} – ${to}`,
+      });
+      if (duplicate) result.already_emitted.push(occurrence.occurrence_id);
+      else if (occurrence.status === 'SKIPPED') result.skipped.push(occurrence.occurrence_id);
+      else result.emitted.push(occurrence.occurrence_id);
+    }
+    return result;
+  };
+
+  const applyCancel = (request: CancelRequest & { delete?: boolean }): ScheduleDescription => {
+    if (request.delete && !s.deletedAt) s.deletedAt = workflowNowIso();
+    if (!isTerminal(s.status)) {
+      s.status = 'CANCELLED';
+      s.pauseNote = request.note ?? null;
+      s.updatedAt = workflowNowIso();
+      s.buffer = [];
+      s.pendingFires = [];
+      const notHandedOff = [
+        ...s.queue.splice(0),
+        ...(s.awaitingHandoff?.splice(0) ?? []).map((a) => a.occurrenceId),
+      ];
+      for (const id of notHandedOff) {
+        const occ = find(id);
+        if (occ) {
+          occ.status = 'CANCELLED';
+          occ.reason = 'schedule cancelled before the occurrence ran';
+        }
+      }
+      if (request.running === 'CANCEL') cancelRunning();
+    }
+    return describe();
+  };
+
+  /** The loop applies every command here, one at a time; handlers only enqueue them. */
   const applyCommand = async (command: Command) => {
     switch (command.kind) {
       case 'pause':
-        if (s.status === 'ACTIVE') {
-          s.status = 'PAUSED';
-          s.pauseNote = command.note;
-          s.updatedAt = workflowNowIso();
-        }
-        return;
+        return applyPause(command.note);
       case 'revokeOwner':
-        if (!s.ownerRevoked && !isTerminal(s.status)) {
-          s.ownerRevoked = { at: workflowNowIso(), reason: command.reason };
-          wf.log.warn('owner revoked: slots are refused until the schedule is resumed', {
-            owner_ref: s.identity.owner_ref,
-          });
-          s.updatedAt = s.ownerRevoked.at;
-        }
-        return;
-      case 'takeOver': {
-        const taken = Boolean(s.ownerRevoked);
-        if (s.ownerRevoked) {
-          s.ownerRevoked = null;
-          s.updatedAt = workflowNowIso();
-          changeOwner(command.ownerRef);
-        }
-        return command.done({ owner_ref: s.identity.owner_ref, taken_over: taken });
-      }
+        return applyRevokeOwner(command.reason);
+      case 'takeOver':
+        return command.done(applyTakeOver(command.ownerRef));
       case 'resume':
-        if (s.ownerRevoked && !asked.targetsBound) {
-          s.ownerRevoked = null;
-          s.updatedAt = workflowNowIso();
-          if (command.ownerRef) changeOwner(command.ownerRef);
-        }
-        if (s.status === 'PAUSED') {
-          // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
-          s.status = 'ACTIVE';
-          s.pauseNote = null;
-          s.updatedAt = workflowNowIso();
-        }
-        return;
-      case 'edit': {
-        const { request } = command;
-        if (isTerminal(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
-        if (request.expected_version !== s.version) {
-          return command.done(
-            reject(
-              VERSION_CONFLICT,
-              `expected_version ${request.expected_version} but the schedule is at version ${s.version}`,
-            ),
-          );
-        }
-        s.spec = request.spec;
-        s.version += 1;
-        // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
-        if (request.owner_ref) changeOwner(request.owner_ref);
-        s.updatedAt = workflowNowIso();
-        if (askVersionMemo()) wf.upsertMemo({ [VERSION_MEMO]: s.version });
-        // Future runs only: what is already decided stays; the new definition starts after now.
-        const now = workflowNow();
-        if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
-        s.buffer = [];
-        s.cursor = null;
-        s.exhausted = false;
-        await fillBuffer(now);
-        return command.done({ version: s.version, next_runs: nextRuns() });
-      }
-      case 'trigger': {
-        if (isTerminal(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
-        if (asked.targetsBound && s.ownerRevoked) return command.done(revoked());
-        const at = command.request.scheduled_for
-          ? canonicalInstant(command.request.scheduled_for)
-          : workflowNowIso();
-        const { occurrence } = emit({
-          slot: { scheduledFor: at, fireAt: workflowNowIso(), local: at, adjustments: [] },
-          trigger: 'MANUAL',
-          late: false,
-          reason: command.request.reason ?? 'triggered manually',
-        });
-        return command.done(occurrence);
-      }
-      case 'backfill': {
-        if (isTerminal(s.status)) return command.done(reject(INVALID_STATE, `schedule is ${s.status}`));
-        if (asked.targetsBound && s.ownerRevoked) return command.done(revoked());
-        const { from, to } = command.request;
-        let batch: SlotBatch;
-        try {
-          batch = await computeSlotBatch({
-            ...slotRequest(new Date(Date.parse(from) - 1).toISOString(), {
-              count: BACKFILL_LIMIT + 1,
-              until: to,
-            }),
-            cursor: undefined,
-          });
-        } catch (err) {
-          // A range the calendar cannot compute refuses this backfill; it must never fail the schedule.
-          const cause = activityCause(err);
-          return command.done(
-            reject(INVALID_REQUEST, `backfill ${from} – ${to}: ${(cause as Error).message}`),
-          );
-        }
-        if (batch.slots.length > BACKFILL_LIMIT) {
-          return command.done(
-            reject(INVALID_REQUEST, `backfill covers more than ${BACKFILL_LIMIT} slots: split it`),
-          );
-        }
-        const result: BackfillResult = { emitted: [], already_emitted: [], skipped: [] };
-        for (const slot of batch.slots) {
-          const { occurrence, duplicate } = emit({
-            slot,
-            trigger: 'BACKFILL',
-            late: false,
-            reason: command.request.reason ?? `backfill ${from} – ${to}`,
-          });
-          if (duplicate) result.already_emitted.push(occurrence.occurrence_id);
-          else if (occurrence.status === 'SKIPPED') result.skipped.push(occurrence.occurrence_id);
-          else result.emitted.push(occurrence.occurrence_id);
-        }
-        return command.done(result);
-      }
-      case 'cancel': {
-        if (command.request.delete && !s.deletedAt) s.deletedAt = workflowNowIso();
-        if (!isTerminal(s.status)) {
-          s.status = 'CANCELLED';
-          s.pauseNote = command.request.note ?? null;
-          s.updatedAt = workflowNowIso();
-          s.buffer = [];
-          s.pendingFires = [];
-          const notHandedOff = [
-            ...s.queue.splice(0),
-            ...(s.awaitingHandoff?.splice(0) ?? []).map((a) => a.occurrenceId),
-          ];
-          for (const id of notHandedOff) {
-            const occ = find(id);
-            if (occ) {
-              occ.status = 'CANCELLED';
-              occ.reason = 'schedule cancelled before the occurrence ran';
-            }
-          }
-          if (command.request.running === 'CANCEL') cancelRunning();
-        }
-        return command.done(describe());
-      }
+        return applyResume(command.ownerRef);
+      case 'edit':
+        return command.done(await applyEdit(command.request));
+      case 'trigger':
+        return command.done(applyTrigger(command.request));
+      case 'backfill':
+        return command.done(await applyBackfill(command.request));
+      case 'cancel':
+        return command.done(applyCancel(command.request));
     }
   };
 
@@ -914,7 +929,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
       });
   };
   const requireLive = () => {
-    if (isTerminal(s.status)) throw reject(INVALID_STATE, `schedule is ${s.status}`);
+    const refusal = endedRefusal();
+    if (refusal) throw refusal;
   };
   /** Validators run only live (never on replay): refusing here adds nothing to any history. */
   const requireHandingOff = () => {
@@ -933,13 +949,8 @@ export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<Sc
   });
   wf.setHandler(editUpdate, (request) => submit<EditResult>((done) => ({ kind: 'edit', request, done })), {
     validator: (request) => {
-      requireLive();
-      if (request.expected_version !== s.version) {
-        throw reject(
-          VERSION_CONFLICT,
-          `expected_version ${request.expected_version} but the schedule is at version ${s.version}`,
-        );
-      }
+      const refusal = endedRefusal() ?? versionRefusal(request.expected_version);
+      if (refusal) throw refusal;
     },
   });
   wf.setHandler(
