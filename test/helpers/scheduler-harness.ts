@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
 import { SchedulerClient } from '../../src/api/client.js';
-import { TenantPolicy } from '../../src/model/tenant-policy.js';
+import { TenantPolicy, UNLIMITED_QUOTAS } from '../../src/model/tenant-policy.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { schedulerReplayOptions } from '../../src/worker.js';
 import type { JobRecorder } from '../fixtures/jobs.js';
@@ -24,6 +24,16 @@ export interface JobRun {
  * The real scheduler worker (production workflows and activities) and a worker for test job targets,
  * on one time-skipping test server. `runs` is what the targets saw, in the order they started.
  */
+/**
+ * An SDK policy that tells new schedules `maxHandoffsInFlight` as their bound and checks nothing else (the
+ * time-skipping server cannot count schedules for `max_schedules`).
+ */
+export function policyTellingHandoffBound(maxHandoffsInFlight = Number.POSITIVE_INFINITY): TenantPolicy {
+  return Object.assign(Object.create(TenantPolicy.openToAll()), {
+    quotas: () => ({ ...UNLIMITED_QUOTAS, max_handoffs_in_flight: maxHandoffsInFlight }),
+  });
+}
+
 export class SchedulerHarness {
   readonly runs: JobRun[] = [];
   private workers: Worker[] = [];
@@ -80,12 +90,14 @@ export class SchedulerHarness {
     this.running = [];
   }
 
-  sdk(tenant = 'acme', owner = 'ops'): SchedulerClient {
+  /** `tenantPolicy`: what the SDK checks at create (default none, as an SDK embedded with credentials). */
+  sdk(tenant = 'acme', owner = 'ops', options: { tenantPolicy?: () => TenantPolicy } = {}): SchedulerClient {
     return new SchedulerClient({
       client: this.env.client,
       taskQueue: SCHEDULER_QUEUE,
       jobTaskQueue: JOB_QUEUE,
       principal: { tenant_id: tenant, owner_ref: owner },
+      ...options,
       // The test server's clock, which time skipping moves ahead of this machine's.
       clock: () => this.now(),
     });

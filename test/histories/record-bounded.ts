@@ -8,12 +8,16 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
-import { SchedulerClient } from '../../src/api/client.js';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { TenantPolicy, UNLIMITED_QUOTAS } from '../../src/model/tenant-policy.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
-import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+import {
+  JOB_QUEUE,
+  policyTellingHandoffBound,
+  SCHEDULER_QUEUE,
+  SchedulerHarness,
+} from '../helpers/scheduler-harness.js';
 import { startFaultSink } from '../integration/fault-sink.js';
 
 const HOUR = 3_600_000;
@@ -36,18 +40,9 @@ const policy = TenantPolicy.fromTenants({
   acme: { event_sinks: [{ url: sink.url('/'), private: true }], quotas: { max_handoffs_in_flight: 3 } },
 });
 const h = await SchedulerHarness.start({ tenantPolicy: () => policy });
-// Tells new schedules the quota (3), as the API's SDK does; its other checks open (no visibility count here).
-const sdkPolicy: TenantPolicy = Object.assign(Object.create(TenantPolicy.openToAll()), {
-  quotas: () => ({ ...UNLIMITED_QUOTAS, max_handoffs_in_flight: 3 }),
-});
-const sdk = new SchedulerClient({
-  client: h.env.client,
-  taskQueue: SCHEDULER_QUEUE,
-  jobTaskQueue: JOB_QUEUE,
-  principal: { tenant_id: 'acme', owner_ref: 'ops' },
-  tenantPolicy: () => sdkPolicy,
-  clock: () => h.now(),
-});
+// Tells new schedules the quota (3), as the API's SDK does.
+const sdkPolicy = policyTellingHandoffBound(3);
+const sdk = h.sdk('acme', 'ops', { tenantPolicy: () => sdkPolicy });
 const handle = (id: string, runId?: string) =>
   h.env.client.workflow.getHandle(scheduleWorkflowId('acme', id), runId);
 const save = async (name: string, scheduleId: string, runId?: string) => {

@@ -3,13 +3,18 @@
 // backfill hands its slots off in chunks, each in its own workflow task; a slow sink holds at most the
 // bound. Real worker and activities on the time-skipping server, a real HTTP sink in this process.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SchedulerClient } from '../../src/api/client.js';
+import type { SchedulerClient } from '../../src/api/client.js';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { TenantPolicy, UNLIMITED_QUOTAS } from '../../src/model/tenant-policy.js';
+import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
 import { handOffsPerTask, historiesOfEveryRun } from '../helpers/history.js';
-import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+import {
+  JOB_QUEUE,
+  policyTellingHandoffBound,
+  SCHEDULER_QUEUE,
+  SchedulerHarness,
+} from '../helpers/scheduler-harness.js';
 import { type FaultSink, startFaultSink } from '../integration/fault-sink.js';
 import { eventually } from '../integration/support.js';
 
@@ -43,26 +48,11 @@ describe('hand-offs in flight are bounded per schedule (time-skipping server)', 
     h = undefined;
   });
 
-  /**
-   * The harness with `workerPolicy` at hand-off, and an SDK of acme that tells new schedules `sdkQuota` as
-   * their bound (the SDK's other checks open: the time-skipping server cannot count schedules).
-   */
+  /** The harness with `workerPolicy` at hand-off, and an SDK of acme that tells new schedules `sdkQuota`. */
   async function start(workerPolicy: TenantPolicy, sdkQuota?: number) {
-    const open = TenantPolicy.openToAll();
-    const sdkPolicy: TenantPolicy = Object.assign(Object.create(open), {
-      quotas: () => ({ ...UNLIMITED_QUOTAS, max_handoffs_in_flight: sdkQuota ?? Number.POSITIVE_INFINITY }),
-    });
     h = await SchedulerHarness.start({ tenantPolicy: () => workerPolicy });
-    const harness = h;
-    const sdk = new SchedulerClient({
-      client: harness.env.client,
-      taskQueue: SCHEDULER_QUEUE,
-      jobTaskQueue: JOB_QUEUE,
-      principal: { tenant_id: 'acme', owner_ref: 'ops' },
-      tenantPolicy: () => sdkPolicy,
-      clock: () => harness.now(),
-    });
-    return { harness, sdk };
+    const sdkPolicy = policyTellingHandoffBound(sdkQuota);
+    return { harness: h, sdk: h.sdk('acme', 'ops', { tenantPolicy: () => sdkPolicy }) };
   }
 
   /** An hourly schedule POSTing to the sink; a backfill of the last `hours` hours covers `hours` slots. */
@@ -219,13 +209,7 @@ describe('hand-offs in flight are bounded per schedule (time-skipping server)', 
       beta: { event_sinks: sinks },
     });
     const { sdk, harness } = await start(policy, 20);
-    const beta = new SchedulerClient({
-      client: harness.env.client,
-      taskQueue: SCHEDULER_QUEUE,
-      jobTaskQueue: JOB_QUEUE,
-      principal: { tenant_id: 'beta', owner_ref: 'ops' },
-      clock: () => harness.now(),
-    });
+    const beta = harness.sdk('beta');
     // 300 slots to a sink that never answers: more than the worker's 100 activity slots.
     await hourlyToSink(sdk, 'tarpit');
     await sdk.backfill('tarpit', await lastHours(300));
