@@ -6,7 +6,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../scripts/toolchain.mjs';
 import { hashApiKey } from '../../src/api/auth.js';
 import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
@@ -19,9 +18,16 @@ import {
   resumeSignal,
 } from '../../src/workflows/definitions.js';
 import { startEventSink } from '../helpers/http-api.js';
-import { spawnProcess } from '../helpers/process.js';
 import { startTestDevServer } from '../helpers/servers.js';
-import { eventually, JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
+import {
+  eventually,
+  JOB_QUEUE,
+  SCHEDULER_QUEUE,
+  type Stack,
+  spawnProduct,
+  startStack,
+  stopStack,
+} from './support.js';
 
 const KEYS = {
   alice: 'key-acme-alice-0123456789',
@@ -259,20 +265,11 @@ describe('owner revocation without gaps', () => {
   });
 
   it('a development start against this server (no keys) reports no owners and revokes nothing', async () => {
-    const dev = spawnProcess(
-      process.execPath,
-      ['--import', 'tsx', join(repoRoot, 'src/main.ts')],
-      {
-        ...process.env,
-        SCHEDULER_ROLE: 'api',
-        TEMPORAL_ADDRESS: stack.server.address,
-        TEMPORAL_TASK_QUEUE: SCHEDULER_QUEUE,
-        SCHEDULER_API_PORT: String(await freePort()),
-        SCHEDULER_DATA_DIR: join(stack.dir, 'laptop'),
-      },
-      repoRoot,
-    );
-    stack.processes.push(dev);
+    const dev = spawnProduct(stack, {
+      SCHEDULER_ROLE: 'api',
+      SCHEDULER_API_PORT: String(await freePort()),
+      SCHEDULER_DATA_DIR: join(stack.dir, 'laptop'),
+    });
     await dev.waitFor(/ready; Ctrl-C/, 120_000);
     const before = await registry();
     expect(dev.output()).toMatch(/development key for tenant 'dev'/);

@@ -229,6 +229,21 @@ export interface ApiProcess extends Spawned {
 }
 
 /**
+ * The product (`src/main.ts`) as its own process on the stack's dev server and scheduler queue; `env` adds
+ * or overrides variables (the role, ports, keys). Killed with the stack.
+ */
+export function spawnProduct(stack: Stack, env: Record<string, string>): Spawned {
+  const spawned = spawnProcess(
+    process.execPath,
+    ['--import', 'tsx', join(repoRoot, 'src/main.ts')],
+    { ...process.env, TEMPORAL_ADDRESS: stack.server.address, TEMPORAL_TASK_QUEUE: SCHEDULER_QUEUE, ...env },
+    repoRoot,
+  );
+  stack.processes.push(spawned);
+  return spawned;
+}
+
+/**
  * The product's HTTP API as its own process (`src/main.ts` with SCHEDULER_ROLE=api), against the stack's
  * dev server and the scheduler queue its worker processes poll: what a deployment runs. `keys` is
  * SCHEDULER_API_KEYS; every tenant in them may reach every target (a tenants file with open quotas);
@@ -246,25 +261,16 @@ export async function startApiProcess(
   const dataDir = mkdtempSync(join(stack.dir, 'api-'));
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const spawned = spawnProcess(
-      process.execPath,
-      ['--import', 'tsx', join(repoRoot, 'src/main.ts')],
-      {
-        ...process.env,
-        SCHEDULER_ROLE: 'api',
-        TEMPORAL_ADDRESS: stack.server.address,
-        TEMPORAL_TASK_QUEUE: SCHEDULER_QUEUE,
-        SCHEDULER_JOB_TASK_QUEUE: JOB_QUEUE,
-        SCHEDULER_API_PORT: String(port),
-        SCHEDULER_API_KEYS: keys,
-        SCHEDULER_TENANTS_FILE: writeTenantsFile(dataDir, tenants),
-        SCHEDULER_DATA_DIR: dataDir,
-        SCHEDULER_API_RATE_LIMIT: '1000000',
-        ...env,
-      },
-      repoRoot,
-    );
-    stack.processes.push(spawned);
+    const spawned = spawnProduct(stack, {
+      SCHEDULER_ROLE: 'api',
+      SCHEDULER_JOB_TASK_QUEUE: JOB_QUEUE,
+      SCHEDULER_API_PORT: String(port),
+      SCHEDULER_API_KEYS: keys,
+      SCHEDULER_TENANTS_FILE: writeTenantsFile(dataDir, tenants),
+      SCHEDULER_DATA_DIR: dataDir,
+      SCHEDULER_API_RATE_LIMIT: '1000000',
+      ...env,
+    });
     const started = await spawned.waitFor(/ready; Ctrl-C stops everything/, timeoutMs).then(
       () => true,
       (err: Error) => {
