@@ -546,7 +546,8 @@ export class SchedulerClient {
     ]);
     const runs = expectRuns(spec, createdAt, validation!.slots.map(toNextRun));
     this.checkReminders(spec, runs);
-    checkMinInterval(spec.timing, runs, this.quotas());
+    const quotas = this.quotas();
+    checkMinInterval(spec.timing, runs, quotas);
     const sha256 = definitionHash(spec);
     const alreadyThere = await this.checkScheduleCount(scheduleId, spec, sha256);
     if (alreadyThere) return alreadyThere;
@@ -562,8 +563,8 @@ export class SchedulerClient {
             defaultJobTaskQueue: this.defaultJobTaskQueue(),
             createdAt,
             // The workflow's bound on hand-offs in flight until the first hand-off tells the one in force.
-            ...(Number.isFinite(this.quotas().max_handoffs_in_flight)
-              ? { maxHandoffsInFlight: this.quotas().max_handoffs_in_flight }
+            ...(Number.isFinite(quotas.max_handoffs_in_flight)
+              ? { maxHandoffsInFlight: quotas.max_handoffs_in_flight }
               : {}),
             // The calendar's first batch, as the slot activity would compute it: the schedule knows its
             // next runs from its first workflow task.
