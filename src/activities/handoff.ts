@@ -38,7 +38,7 @@ export interface HandoffResult {
 }
 
 /**
- * A JOB's start, as the schedule decided it (src/workflows/handoff.ts builds it: the same workflow ID,
+ * A JOB's start, as the schedule decided it (src/workflows/schedule/job-start.ts builds it: the same workflow ID,
  * search attributes, summary and details a child start carries).
  */
 export interface JobStartRequest {

@@ -81,34 +81,52 @@ export function applyMisfirePolicy<S extends SlotLike>(
   });
 }
 
-export type OverlapAction =
-  | { action: 'START' }
-  | { action: 'SKIP'; reason: string }
-  | { action: 'ENQUEUE' }
-  | { action: 'COALESCE' }
-  | { action: 'REPLACE' };
-
 export interface OverlapState {
+  /** Occurrences started and not finished (awaited jobs, hand-offs under way). */
   running: number;
   queued: number;
   queueLimit: number;
 }
 
-/** What the overlap policy does with a new occurrence, given what is still running or waiting. */
-export function applyOverlapPolicy(policy: OverlapPolicy, state: OverlapState): OverlapAction {
+/**
+ * What to do with a new occurrence under the overlap policy, as data the loop carries out (the shape of
+ * Temporal's ProcessBuffer result): the occurrence starts, waits in the queue, or is skipped; COALESCE also
+ * skips what was queued before it (the new one takes their place), REPLACE also cancels what runs.
+ */
+export interface AdmitPlan {
+  occurrence: 'START' | 'ENQUEUE' | 'SKIP';
+  /** Why the occurrence is skipped (SKIP only). */
+  reason?: string;
+  /** Mark every queued occurrence skipped first (COALESCE). */
+  skipQueued: boolean;
+  /** Cancel the running targets before the start (REPLACE). */
+  cancelRunning: boolean;
+}
+
+/** A slot is due: what happens to it, given what is still running or waiting. */
+export function admit(policy: OverlapPolicy, state: OverlapState): AdmitPlan {
+  const plan: AdmitPlan = { occurrence: 'START', skipQueued: false, cancelRunning: false };
   const busy = state.running > 0 || state.queued > 0;
-  if (policy === 'ALLOW' || !busy) return { action: 'START' };
+  if (policy === 'ALLOW' || !busy) return plan;
   switch (policy) {
     case 'SKIP':
-      return { action: 'SKIP', reason: 'overlap SKIP: the previous occurrence is still running' };
+      return {
+        ...plan,
+        occurrence: 'SKIP',
+        reason: 'overlap SKIP: the previous occurrence is still running',
+      };
     case 'QUEUE':
       return state.queued < state.queueLimit
-        ? { action: 'ENQUEUE' }
-        : { action: 'SKIP', reason: `overlap QUEUE: queue full (queue_limit=${state.queueLimit})` };
+        ? { ...plan, occurrence: 'ENQUEUE' }
+        : {
+            ...plan,
+            occurrence: 'SKIP',
+            reason: `overlap QUEUE: queue full (queue_limit=${state.queueLimit})`,
+          };
     case 'COALESCE':
-      return { action: 'COALESCE' };
+      return { ...plan, occurrence: 'ENQUEUE', skipQueued: true };
     case 'REPLACE':
-      return { action: 'REPLACE' };
+      return { ...plan, cancelRunning: true };
   }
 }
 
@@ -134,7 +152,7 @@ export function handoffBound(quota: number | null | undefined, payloadChars: num
   return Math.max(1, Math.min(MAX_HANDOFFS_IN_FLIGHT, fitting, quota ?? MAX_HANDOFFS_IN_FLIGHT));
 }
 
-/** How an occurrence is handed off (src/workflows/handoff.ts and the activities run them). */
+/** How an occurrence is handed off (src/workflows/schedule/hand-off.ts and the activities run them). */
 export type StartMode =
   /** A JOB started by a local activity whose result wakes nothing (PATCHES.INERT_LOCAL_START). */
   | 'INERT_LOCAL_JOB_START'

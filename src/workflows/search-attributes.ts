@@ -1,4 +1,8 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import {
+  defineSearchAttributeKey,
+  SearchAttributeType,
+  type SearchAttributeUpdatePair,
+} from '@temporalio/common';
 
 // Custom search attributes that make schedules and the workflows they start findable in the Temporal
 // Web UI and through list filters. The runtime registers every key in `schedulerSearchAttributes` at
@@ -32,3 +36,21 @@ export const schedulerSearchAttributes = [
   OccurrenceIdKey,
   OwnerKey,
 ] as const;
+
+export interface ScheduleAttributeValues {
+  tenantId: string;
+  scheduleId: string;
+  timingKind: string;
+  /** As listings see it (model/views.ts visibleStatus). */
+  status: string;
+  nextRunAt: string | null;
+}
+
+/** The attributes that describe a schedule in listings, as its start sets them and its run updates them. */
+export const scheduleAttributes = (v: ScheduleAttributeValues): SearchAttributeUpdatePair[] => [
+  { key: TenantIdKey, value: v.tenantId },
+  { key: ScheduleIdKey, value: v.scheduleId },
+  { key: TimingKindKey, value: v.timingKind },
+  { key: ScheduleStatusKey, value: v.status },
+  { key: NextRunAtKey, value: v.nextRunAt ? new Date(v.nextRunAt) : null },
+];

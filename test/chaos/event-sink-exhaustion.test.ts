@@ -10,7 +10,7 @@ import { freePort } from '../../src/runtime/ports.js';
 import { type FaultSink, startFaultSink } from '../integration/fault-sink.js';
 import { eventually, type Stack, startStack, startWorker, stopStack } from '../integration/support.js';
 
-/** The hand-off activity's retry policy (src/workflows/schedule.ts `handOff`): at most 8 attempts. */
+/** The hand-off activity's retry policy (src/workflows/schedule/hand-off.ts `handOff`): at most 8 attempts. */
 const MAX_ATTEMPTS = 8;
 
 describe('EVENT sinks that never recover: retries exhausted under one key, failure recorded, schedule goes on', () => {

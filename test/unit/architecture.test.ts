@@ -9,7 +9,7 @@ const root = resolve(import.meta.dirname, '../..');
 const src = join(root, 'src');
 
 interface ImportEdge {
-  file: string; // relative to src/, e.g. workflows/schedule.ts
+  file: string; // relative to src/, e.g. workflows/schedule/run.ts
   specifier: string;
   target: string | null; // relative to src/ for relative imports, null for packages
   typeOnly: boolean;
@@ -52,9 +52,9 @@ const violations = (rule: (edge: ImportEdge) => string | null) =>
 describe('architecture: dependencies run one way', () => {
   it('reads a real import graph', () => {
     // Guards the parser itself: these edges exist today and must be seen.
-    expect(edges.some((e) => e.file === 'workflows/schedule.ts' && e.target === 'model/contracts.ts')).toBe(
-      true,
-    );
+    expect(
+      edges.some((e) => e.file === 'workflows/schedule/state.ts' && e.target === 'model/contracts.ts'),
+    ).toBe(true);
     expect(edges.some((e) => e.file === 'api/client.ts' && e.target === 'workflows/definitions.ts')).toBe(
       true,
     );
@@ -119,6 +119,25 @@ describe('architecture: dependencies run one way', () => {
     ).toEqual([]);
   });
 
+  it("the schedule's decisions and views are pure: policy.ts and schedule/views.ts call no workflow API", () => {
+    // What happens to a due slot (policy) and what a schedule shows (views) are read and unit-tested as plain
+    // functions; a `wf.*` call there would make them plumbing again.
+    const pure = ['workflows/policy.ts', 'workflows/schedule/views.ts', 'workflows/schedule/state.ts'];
+    for (const file of pure) expect(edges.some((e) => e.file === file)).toBe(true);
+    expect(
+      violations((e) => {
+        if (!pure.includes(e.file)) return null;
+        if (e.specifier === '@temporalio/workflow') return 'a pure module makes no workflow call';
+        if (e.specifier.startsWith('@temporalio/') && !e.typeOnly && e.specifier !== '@temporalio/common')
+          return 'a pure module imports Temporal types only';
+        const plumbing = ['workflows/clock.ts', 'workflows/metrics.ts', 'workflows/patches.ts'];
+        if (e.target && plumbing.includes(e.target) && !e.typeOnly)
+          return `${e.target} calls the workflow API`;
+        return null;
+      }),
+    ).toEqual([]);
+  });
+
   it('calendar and workflow code read no wall clock and no randomness (workflow time lives in clock.ts)', () => {
     const offenders = sourceFiles(src)
       .filter((p) => ['calendar', 'workflows'].includes(layerOf(relative(src, p))))
@@ -145,7 +164,7 @@ describe('architecture: dependencies run one way', () => {
       for (const e of edges) if (e.file === file && e.target && !e.typeOnly) visit(e.target);
     };
     visit('workflows/index.ts');
-    expect(reached.has('workflows/schedule.ts')).toBe(true);
+    expect(reached.has('workflows/schedule/run.ts')).toBe(true);
     expect([
       ...[...reached].filter((f) => ['model/contracts.ts', 'model/http.ts', 'model/index.ts'].includes(f)),
       ...edges

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  admit,
   applyMisfirePolicy,
-  applyOverlapPolicy,
   handoffBound,
   type InertFacts,
   inertEligible,
@@ -82,25 +82,51 @@ describe('applyMisfirePolicy after 6 hours of downtime', () => {
   });
 });
 
-describe('applyOverlapPolicy', () => {
-  const busy = { running: 1, queued: 0, queueLimit: 2 };
-  it('starts when nothing runs, whatever the policy', () => {
-    for (const policy of ['ALLOW', 'SKIP', 'QUEUE', 'COALESCE', 'REPLACE'] as const) {
-      expect(applyOverlapPolicy(policy, { running: 0, queued: 0, queueLimit: 1 })).toEqual({
-        action: 'START',
-      });
-    }
+describe('admit: a slot is due while earlier occurrences run or wait', () => {
+  const START = { occurrence: 'START', skipQueued: false, cancelRunning: false };
+  const idle = { running: 0, queued: 0, queueLimit: 2 };
+  const running = { running: 1, queued: 0, queueLimit: 2 };
+  const queuedOnly = { running: 0, queued: 1, queueLimit: 2 };
+  const queueFull = { running: 1, queued: 2, queueLimit: 2 };
+  // One row per (policy, situation), as Temporal's buffer_test.go tabulates ProcessBuffer.
+  const cases = [
+    ['ALLOW', idle, START],
+    ['ALLOW', queueFull, START],
+    ['SKIP', idle, START],
+    [
+      'SKIP',
+      running,
+      { ...START, occurrence: 'SKIP', reason: 'overlap SKIP: the previous occurrence is still running' },
+    ],
+    [
+      'SKIP',
+      queuedOnly,
+      { ...START, occurrence: 'SKIP', reason: 'overlap SKIP: the previous occurrence is still running' },
+    ],
+    ['QUEUE', idle, START],
+    ['QUEUE', running, { ...START, occurrence: 'ENQUEUE' }],
+    [
+      'QUEUE',
+      queueFull,
+      { ...START, occurrence: 'SKIP', reason: 'overlap QUEUE: queue full (queue_limit=2)' },
+    ],
+    ['COALESCE', idle, START],
+    ['COALESCE', running, { ...START, occurrence: 'ENQUEUE', skipQueued: true }],
+    ['COALESCE', queueFull, { ...START, occurrence: 'ENQUEUE', skipQueued: true }],
+    ['REPLACE', idle, START],
+    ['REPLACE', running, { ...START, cancelRunning: true }],
+    ['REPLACE', queuedOnly, { ...START, cancelRunning: true }],
+  ] as const;
+  it.each(cases)('%s with %o', (policy, state, plan) => {
+    expect(admit(policy, state)).toEqual(plan);
   });
-  it('decides per policy while the previous one runs', () => {
-    expect(applyOverlapPolicy('ALLOW', busy).action).toBe('START');
-    expect(applyOverlapPolicy('SKIP', busy).action).toBe('SKIP');
-    expect(applyOverlapPolicy('QUEUE', busy).action).toBe('ENQUEUE');
-    expect(applyOverlapPolicy('COALESCE', busy).action).toBe('COALESCE');
-    expect(applyOverlapPolicy('REPLACE', busy).action).toBe('REPLACE');
-  });
-  it('QUEUE is bounded', () => {
-    const full = applyOverlapPolicy('QUEUE', { running: 1, queued: 2, queueLimit: 2 });
-    expect(full).toEqual({ action: 'SKIP', reason: 'overlap QUEUE: queue full (queue_limit=2)' });
+  it('never both skips the occurrence and touches what runs or waits', () => {
+    for (const policy of ['ALLOW', 'SKIP', 'QUEUE', 'COALESCE', 'REPLACE'] as const)
+      for (const state of [idle, running, queuedOnly, queueFull]) {
+        const plan = admit(policy, state);
+        if (plan.occurrence === 'SKIP') expect([plan.skipQueued, plan.cancelRunning]).toEqual([false, false]);
+        else expect(plan.reason).toBeUndefined();
+      }
   });
 });
 

@@ -12,10 +12,10 @@
 // Both start it with the same options (`jobStartOptions`).
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
-import type { HandoffActivities, JobStartRequest, JobStartResult } from '../activities/handoff.js';
-import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
-import { PERMANENT_HANDOFF_ERROR } from '../model/handoff-failures.js';
-import { OccurrenceIdKey, ScheduledForKey, ScheduleIdKey, TenantIdKey } from './search-attributes.js';
+import type { HandoffActivities, JobStartRequest, JobStartResult } from '../../activities/handoff.js';
+import type { OccurrenceEnvelope, Target } from '../../model/contracts.js';
+import { PERMANENT_HANDOFF_ERROR } from '../../model/handoff-failures.js';
+import { OccurrenceIdKey, ScheduledForKey, ScheduleIdKey, TenantIdKey } from '../search-attributes.js';
 
 export type { OccurrenceEnvelope };
 

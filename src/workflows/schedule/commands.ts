@@ -1,0 +1,200 @@
+// What each command does to a schedule, applied by the loop one at a time (never by a handler), with the
+// guards the handlers' validators share: why a command is refused now, as the Error its caller receives.
+import * as wf from '@temporalio/workflow';
+import type {
+  BackfillRequest,
+  BackfillResult,
+  CancelRequest,
+  EditResult,
+  Occurrence,
+  ScheduleDescription,
+  TriggerRequest,
+} from '../../model/contracts.js';
+import { canonicalInstant } from '../../model/ids.js';
+import type { SlotBatch } from '../../model/slots.js';
+import { isTerminal } from '../../model/views.js';
+import { workflowNow, workflowNowIso } from '../clock.js';
+import {
+  BACKFILL_LIMIT,
+  type EditCommand,
+  INVALID_REQUEST,
+  INVALID_STATE,
+  VERSION_CONFLICT,
+  VERSION_MEMO,
+} from '../definitions.js';
+import { askVersionMemo } from '../patches.js';
+import { OwnerKey, ownerKeyValue } from '../search-attributes.js';
+import { activityCause } from './hand-off.js';
+import type { ScheduleRun } from './run.js';
+import type { Command, ScheduleState } from './state.js';
+import { describe, nextRuns } from './views.js';
+
+const reject = (type: string, message: string) => wf.ApplicationFailure.nonRetryable(message, type);
+
+export const revokedRefusal = (s: ScheduleState) =>
+  reject(
+    INVALID_STATE,
+    `the schedule's owner ${s.identity.owner_ref} was revoked (${s.ownerRevoked?.reason}): nothing is handed off until an authorized owner of the tenant takes it over (resume)`,
+  );
+export const endedRefusal = (s: ScheduleState) =>
+  isTerminal(s.status) ? reject(INVALID_STATE, `schedule is ${s.status}`) : null;
+export const versionRefusal = (s: ScheduleState, expected: number) =>
+  expected !== s.version
+    ? reject(VERSION_CONFLICT, `expected_version ${expected} but the schedule is at version ${s.version}`)
+    : null;
+export const invalidRequest = (message: string) => reject(INVALID_REQUEST, message);
+/** Trigger and backfill: live, and (under PATCHES.TARGETS_BOUND) an owner with a key. */
+const handOffRefusal = (run: ScheduleRun) =>
+  endedRefusal(run.state) ??
+  (run.asked.targetsBound && run.state.ownerRevoked ? revokedRefusal(run.state) : null);
+
+function changeOwner(s: ScheduleState, ownerRef: string) {
+  if (ownerRef === s.identity.owner_ref) return;
+  s.identity = { ...s.identity, owner_ref: ownerRef };
+  wf.upsertSearchAttributes([{ key: OwnerKey, value: ownerKeyValue(s.identity.tenant_id, ownerRef) }]);
+}
+
+function applyPause(s: ScheduleState, note: string | null) {
+  if (s.status !== 'ACTIVE') return;
+  s.status = 'PAUSED';
+  s.pauseNote = note;
+  s.updatedAt = workflowNowIso();
+}
+
+function applyRevokeOwner(s: ScheduleState, reason: string) {
+  if (s.ownerRevoked || isTerminal(s.status)) return;
+  s.ownerRevoked = { at: workflowNowIso(), reason };
+  wf.log.warn('owner revoked: slots are refused until the schedule is resumed', {
+    owner_ref: s.identity.owner_ref,
+  });
+  s.updatedAt = s.ownerRevoked.at;
+}
+
+function applyTakeOver(s: ScheduleState, ownerRef: string) {
+  const taken = Boolean(s.ownerRevoked);
+  if (s.ownerRevoked) {
+    s.ownerRevoked = null;
+    s.updatedAt = workflowNowIso();
+    changeOwner(s, ownerRef);
+  }
+  return { owner_ref: s.identity.owner_ref, taken_over: taken };
+}
+
+function applyResume(run: ScheduleRun, ownerRef: string | null) {
+  const s = run.state;
+  // Before PATCHES.TARGETS_BOUND a resume also took a revoked schedule over; since, only takeOver does.
+  if (s.ownerRevoked && !run.asked.targetsBound) {
+    s.ownerRevoked = null;
+    s.updatedAt = workflowNowIso();
+    if (ownerRef) changeOwner(s, ownerRef);
+  }
+  if (s.status === 'PAUSED') {
+    // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
+    s.status = 'ACTIVE';
+    s.pauseNote = null;
+    s.updatedAt = workflowNowIso();
+  }
+}
+
+async function applyEdit(run: ScheduleRun, request: EditCommand): Promise<EditResult | Error> {
+  const s = run.state;
+  const refusal = endedRefusal(s) ?? versionRefusal(s, request.expected_version);
+  if (refusal) return refusal;
+  s.spec = request.spec;
+  s.version += 1;
+  // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
+  if (request.owner_ref) changeOwner(s, request.owner_ref);
+  s.updatedAt = workflowNowIso();
+  if (askVersionMemo()) wf.upsertMemo({ [VERSION_MEMO]: s.version });
+  // Future runs only: what is already decided stays; the new definition starts after now.
+  const now = workflowNow();
+  if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
+  s.buffer = [];
+  s.cursor = null;
+  s.exhausted = false;
+  await run.fillBuffer(now);
+  return { version: s.version, next_runs: nextRuns(s) };
+}
+
+function applyTrigger(run: ScheduleRun, request: TriggerRequest): Occurrence | Error {
+  const refusal = handOffRefusal(run);
+  if (refusal) return refusal;
+  const at = request.scheduled_for ? canonicalInstant(request.scheduled_for) : workflowNowIso();
+  return run.emit({
+    slot: { scheduledFor: at, fireAt: workflowNowIso(), local: at, adjustments: [] },
+    trigger: 'MANUAL',
+    late: false,
+    reason: request.reason ?? 'triggered manually',
+  }).occurrence;
+}
+
+async function applyBackfill(run: ScheduleRun, request: BackfillRequest): Promise<BackfillResult | Error> {
+  const refusal = handOffRefusal(run);
+  if (refusal) return refusal;
+  const { from, to } = request;
+  let batch: SlotBatch;
+  try {
+    batch = await run.computeSlotBatch({
+      ...run.slotRequest(new Date(Date.parse(from) - 1).toISOString(), {
+        count: BACKFILL_LIMIT + 1,
+        until: to,
+      }),
+      cursor: undefined,
+    });
+  } catch (err) {
+    // A range the calendar cannot compute refuses this backfill; it must never fail the schedule.
+    return invalidRequest(`backfill ${from} – ${to}: ${(activityCause(err) as Error).message}`);
+  }
+  if (batch.slots.length > BACKFILL_LIMIT)
+    return invalidRequest(`backfill covers more than ${BACKFILL_LIMIT} slots: split it`);
+  const result: BackfillResult = { emitted: [], already_emitted: [], skipped: [] };
+  const reason = request.reason ?? `backfill ${from} – ${to}`;
+  for (const slot of batch.slots) {
+    const { occurrence, duplicate } = run.emit({ slot, trigger: 'BACKFILL', late: false, reason });
+    if (duplicate) result.already_emitted.push(occurrence.occurrence_id);
+    else if (occurrence.status === 'SKIPPED') result.skipped.push(occurrence.occurrence_id);
+    else result.emitted.push(occurrence.occurrence_id);
+  }
+  return result;
+}
+
+function applyCancel(run: ScheduleRun, request: CancelRequest & { delete?: boolean }): ScheduleDescription {
+  const s = run.state;
+  if (request.delete && !s.deletedAt) s.deletedAt = workflowNowIso();
+  if (!isTerminal(s.status)) {
+    s.status = 'CANCELLED';
+    s.pauseNote = request.note ?? null;
+    s.updatedAt = workflowNowIso();
+    s.buffer = [];
+    s.pendingFires = [];
+    run.ledger.markCancelled([
+      ...s.queue.splice(0),
+      ...(s.awaitingHandoff?.splice(0) ?? []).map((a) => a.occurrenceId),
+    ]);
+    if (request.running === 'CANCEL') run.cancelRunning();
+  }
+  return describe(s);
+}
+
+/** The loop applies every command here, one at a time; handlers only enqueue them. */
+export async function applyCommand(run: ScheduleRun, command: Command): Promise<void> {
+  const s = run.state;
+  switch (command.kind) {
+    case 'pause':
+      return applyPause(s, command.note);
+    case 'revokeOwner':
+      return applyRevokeOwner(s, command.reason);
+    case 'takeOver':
+      return command.done(applyTakeOver(s, command.ownerRef));
+    case 'resume':
+      return applyResume(run, command.ownerRef);
+    case 'edit':
+      return command.done(await applyEdit(run, command.request));
+    case 'trigger':
+      return command.done(applyTrigger(run, command.request));
+    case 'backfill':
+      return command.done(await applyBackfill(run, command.request));
+    case 'cancel':
+      return command.done(applyCancel(run, command.request));
+  }
+}

@@ -1,0 +1,187 @@
+// Handing one occurrence to its target, in the mode policy.startMode chose. The synchronous part (the
+// emission counted, the first command scheduled) runs inside the task that decided the slot, before its
+// first `await`: every activation therefore issues its commands in the order of the releases before this
+// module existed. What comes back is recorded in the ledger; the loop is woken unless the start was inert.
+import * as wf from '@temporalio/workflow';
+import type { HandoffActivities } from '../../activities/handoff.js';
+import type { Occurrence, Target } from '../../model/contracts.js';
+import {
+  FORBIDDEN_TARGET_ERROR,
+  PERMANENT_HANDOFF_ERROR,
+  REFUSED_BY_POLICY,
+} from '../../model/handoff-failures.js';
+import type { Behaviour, PatchesAskedEachPass } from '../patches.js';
+import { type StartMode, startMode } from '../policy.js';
+import { authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './job-start.js';
+import type { Ledger } from './ledger.js';
+import { type ScheduleState, watchesCompletion } from './state.js';
+
+const { handOff } = wf.proxyActivities<HandoffActivities>({
+  // Short, so a hand-off whose worker died is retried soon; an EVENT's POST gives up after 15 s itself.
+  startToCloseTimeout: '20s',
+  // Transient failures are retried with bounded exponential backoff under the same occurrence key.
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1m',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: [PERMANENT_HANDOFF_ERROR],
+  },
+});
+
+/** What failed inside an activity (its cause), or the error itself. */
+export const activityCause = (err: unknown): unknown =>
+  err instanceof wf.ActivityFailure && err.cause ? err.cause : err;
+const isForbiddenTarget = (err: unknown): boolean => {
+  const cause = activityCause(err);
+  return cause instanceof wf.ApplicationFailure && cause.type === FORBIDDEN_TARGET_ERROR;
+};
+
+/** Hand-offs under way, by kind: the loop waits on each differently. */
+export interface InFlight {
+  handoffs: number;
+  /** Jobs being started from an activity (a local one before v0.3: resolved within the task that started it). */
+  jobStarts: number;
+  /** Inert local starts (PATCHES.INERT_LOCAL_START): not in jobStarts, they wake nothing. */
+  inert: number;
+}
+
+/** The part of a run a hand-off reads and records into. */
+export interface HandOffContext {
+  readonly state: ScheduleState;
+  readonly ledger: Ledger;
+  readonly inFlight: InFlight;
+  readonly behaviour: Behaviour;
+  readonly asked: PatchesAskedEachPass;
+  readonly defaultJobTaskQueue: string;
+  /** A hand-off's result tells the tenant's quota in force (since v0.5.1 activities). */
+  learnQuota(told: { inFlightLimit?: number | null }): void;
+  wakeLoop(): void;
+}
+
+type JobTarget = Extract<Target, { type: 'JOB' }>;
+
+/** Emits the occurrence and starts its hand-off; `inert`: this pass's starts may be inert (inertEligible). */
+export function handOffNow(run: HandOffContext, occ: Occurrence, late: boolean, inert: boolean): void {
+  run.ledger.recordEmitted(occ, late);
+  run.inFlight.handoffs += 1;
+  const target = run.state.spec.target;
+  const mode = startMode({
+    targetType: target.type,
+    trigger: occ.trigger,
+    watchesCompletion: watchesCompletion(run.state.spec),
+    perFireCost: run.behaviour.perFireCost,
+    startsMayBeInert: inert,
+  });
+  // Names this emission: a start retried after a crash gets back the run it already started.
+  const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}`;
+  void runHandOff(run, occ, target, mode, emission);
+}
+
+async function runHandOff(
+  run: HandOffContext,
+  occ: Occurrence,
+  target: Target,
+  mode: StartMode,
+  emission: string,
+): Promise<void> {
+  try {
+    if (target.type !== 'JOB') await handOffToTarget(run, occ, target);
+    else if (mode === 'INERT_LOCAL_JOB_START') await startInertly(run, occ, target, emission);
+    else if (mode === 'JOB_START_ACTIVITY') await startFromActivity(run, occ, target, emission);
+    else await startAsChild(run, occ, target);
+  } catch (err) {
+    recordHandOffFailure(run, occ, err);
+  } finally {
+    run.inFlight.handoffs -= 1;
+    if (mode !== 'INERT_LOCAL_JOB_START') run.wakeLoop();
+  }
+}
+
+/**
+ * Nothing follows this result: it updates the occurrence and the counters only. A start that fails for
+ * good locally is retried once from a regular activity with the same request ID.
+ */
+async function startInertly(run: HandOffContext, occ: Occurrence, target: JobTarget, emission: string) {
+  run.inFlight.inert += 1;
+  const queue = run.defaultJobTaskQueue;
+  const started = await startJobInActivity(target, run.ledger.envelope(occ), queue, emission, 'inert')
+    .catch((err) =>
+      isForbiddenTarget(err)
+        ? Promise.reject(err)
+        : startJobInActivity(target, run.ledger.envelope(occ), queue, emission, false),
+    )
+    .finally(() => {
+      run.inFlight.inert -= 1;
+    });
+  run.learnQuota(started);
+  run.ledger.recordJobStarted(occ, started);
+}
+
+/** Nothing here waits for the job: no child events, no child to outlive the schedule. */
+async function startFromActivity(run: HandOffContext, occ: Occurrence, target: JobTarget, emission: string) {
+  run.inFlight.jobStarts += 1;
+  const local = run.behaviour.localActivities;
+  const started = await startJobInActivity(
+    target,
+    run.ledger.envelope(occ),
+    run.defaultJobTaskQueue,
+    emission,
+    local,
+  ).finally(() => {
+    run.inFlight.jobStarts -= 1;
+  });
+  run.learnQuota(started);
+  run.ledger.recordJobStarted(occ, started);
+}
+
+async function startAsChild(run: HandOffContext, occ: Occurrence, target: JobTarget) {
+  if (run.asked.targetsBound) {
+    // A child start is a command, not an activity: the policy in force is asked right before it.
+    const verdict = await authorizeJobStart({
+      tenant_id: run.state.identity.tenant_id,
+      target,
+      defaultJobTaskQueue: run.defaultJobTaskQueue,
+    });
+    if (!verdict.allowed) {
+      run.ledger.recordFailed(occ, `${REFUSED_BY_POLICY}: ${verdict.field}: ${verdict.reason}`);
+      return;
+    }
+  }
+  const started = await startJob(target, run.ledger.envelope(occ), run.defaultJobTaskQueue);
+  // Asked now, not at the emission: an edit applied meanwhile decides whether the run awaits the job.
+  const awaited = run.ledger.recordChildStarted(occ, started, watchesCompletion(run.state.spec));
+  if (!awaited || started.duplicate) return;
+  void started.result
+    .then(
+      () => jobOutcome(undefined),
+      (err) => jobOutcome(err),
+    )
+    .then((outcome) => {
+      run.ledger.recordChildFinished(occ, outcome);
+      run.wakeLoop();
+    });
+}
+
+/** A WORKFLOW_SIGNAL or EVENT; since v0.5.1 the payload travels in the envelope only, not in the target. */
+async function handOffToTarget(run: HandOffContext, occ: Occurrence, target: Exclude<Target, JobTarget>) {
+  const result = await handOff({
+    target: run.asked.handoffsBounded ? { ...target, payload: undefined } : target,
+    occurrence: run.ledger.envelope(occ),
+  });
+  run.learnQuota(result);
+  run.ledger.recordHandedOff(occ, result, null);
+}
+
+function recordHandOffFailure(run: HandOffContext, occ: Occurrence, err: unknown) {
+  const { message } = activityCause(err) as Error;
+  run.ledger.recordFailed(
+    occ,
+    isForbiddenTarget(err) ? `${REFUSED_BY_POLICY}: ${message}` : `handoff failed: ${message}`,
+  );
+  wf.log.warn('hand-off failed for good', {
+    occurrence_id: occ.occurrence_id,
+    scheduled_for: occ.scheduled_for,
+    reason: occ.reason,
+  });
+}

@@ -1,0 +1,201 @@
+// The schedule's record of its occurrences: every status an occurrence takes and every counter that moves
+// is written here, so describe, the exported metrics and the hand-off envelope agree. Bounded: the oldest
+// finished occurrences make room; active ones stay however many there are.
+import * as wf from '@temporalio/workflow';
+import type { JobStartResult } from '../../activities/handoff.js';
+import type { Occurrence, OccurrenceEnvelope, ScheduleCounters } from '../../model/contracts.js';
+import { idempotencyKey, occurrenceId } from '../../model/ids.js';
+import { workflowNowIso } from '../clock.js';
+import { countOccurrence, type MetricLabels, recordLateness } from '../metrics.js';
+import { type PendingFire, RECENT_LIMIT, type ScheduleState } from './state.js';
+
+const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
+const JOB_EXISTED = 'the target workflow for this slot already existed';
+
+/** How a target took an occurrence: the target's word that it had it already counts as a duplicate. */
+export interface HandedOff {
+  targetRef: string;
+  attempt: number;
+  duplicate: boolean;
+}
+
+export class Ledger {
+  constructor(private readonly s: ScheduleState) {}
+
+  find(id: string): Occurrence | undefined {
+    return this.s.occurrences.find((o) => o.occurrence_id === id);
+  }
+
+  idOf(scheduledFor: string): string {
+    return occurrenceId(this.s.identity.tenant_id, this.s.identity.schedule_id, scheduledFor);
+  }
+
+  /** Occurrences the overlap policy counts as running: started and awaited, or being handed off. */
+  activeCount(): number {
+    return this.s.running.length + this.s.occurrences.filter((o) => o.status === 'DISPATCHING').length;
+  }
+
+  newOccurrence(fire: PendingFire): Occurrence {
+    const { s } = this;
+    return {
+      occurrence_id: this.idOf(fire.slot.scheduledFor),
+      schedule_id: s.identity.schedule_id,
+      schedule_version: s.version,
+      scheduled_for: fire.slot.scheduledFor,
+      fire_at: fire.slot.fireAt,
+      emitted_at: null,
+      idempotency_key: idempotencyKey(s.identity.schedule_id, fire.slot.scheduledFor),
+      target_ref: '',
+      payload_ref: s.spec.target.payload_ref ?? null,
+      status: 'QUEUED',
+      attempt: 0,
+      reason: [fire.reason, ...fire.slot.adjustments.map((a) => a.note)].filter(Boolean).join('; ') || null,
+      trigger: fire.trigger,
+      duplicate_prevented: false,
+      finished_at: null,
+    };
+  }
+
+  remember(occ: Occurrence): void {
+    const { occurrences } = this.s;
+    occurrences.push(occ);
+    while (occurrences.length > RECENT_LIMIT) {
+      const index = occurrences.findIndex((o) => !ACTIVE_OCCURRENCE.has(o.status));
+      if (index < 0) break;
+      occurrences.splice(index, 1);
+    }
+  }
+
+  /** A skipped slot may run later (trigger, backfill): its new record replaces the old one. */
+  forget(occ: Occurrence): void {
+    this.s.occurrences.splice(this.s.occurrences.indexOf(occ), 1);
+  }
+
+  private labels(occ: Pick<Occurrence, 'trigger'>): MetricLabels {
+    return { tenant: this.s.identity.tenant_id, timing_kind: this.s.spec.timing.kind, trigger: occ.trigger };
+  }
+
+  /** Every counter moves here: the schedule's own (describe) and the exported metric. */
+  count(counter: keyof ScheduleCounters, occ: Pick<Occurrence, 'trigger'>): void {
+    this.s.counters[counter] += 1;
+    countOccurrence(counter, this.labels(occ));
+  }
+
+  /** A slot decided not to run: a new SKIPPED occurrence, counted as skipped or expired. */
+  skip(fire: PendingFire, reason: string, counter: 'skipped' | 'expired' = 'skipped'): Occurrence {
+    const occ = this.newOccurrence(fire);
+    occ.status = 'SKIPPED';
+    occ.reason = reason;
+    this.count(counter, occ);
+    this.remember(occ);
+    return occ;
+  }
+
+  /** An occurrence already recorded (queued, or waiting for its hand-off) that will not run after all. */
+  markSkipped(occ: Occurrence, reason: string): void {
+    occ.status = 'SKIPPED';
+    occ.reason = reason;
+    this.count('skipped', occ);
+  }
+
+  markCancelled(ids: readonly string[]): void {
+    for (const id of ids) {
+      const occ = this.find(id);
+      if (occ) {
+        occ.status = 'CANCELLED';
+        occ.reason = 'schedule cancelled before the occurrence ran';
+      }
+    }
+  }
+
+  /** The hand-off goes out now: the emission is counted (and its lateness, for a slot of the calendar). */
+  recordEmitted(occ: Occurrence, late: boolean): void {
+    occ.emitted_at = workflowNowIso();
+    this.s.lastRunAt = occ.emitted_at;
+    this.count('fired', occ);
+    if (late) this.count('caught_up', occ);
+    wf.log.info('occurrence emitted', {
+      occurrence_id: occ.occurrence_id,
+      scheduled_for: occ.scheduled_for,
+      trigger: occ.trigger,
+      schedule_version: occ.schedule_version,
+    });
+    if (occ.trigger === 'SCHEDULE') {
+      recordLateness((Date.parse(occ.emitted_at) - Date.parse(occ.scheduled_for)) / 1000, this.labels(occ));
+    }
+  }
+
+  envelope(occ: Occurrence): OccurrenceEnvelope {
+    const { s } = this;
+    return {
+      occurrence_id: occ.occurrence_id,
+      idempotency_key: occ.idempotency_key,
+      tenant_id: s.identity.tenant_id,
+      schedule_id: s.identity.schedule_id,
+      schedule_version: occ.schedule_version,
+      scheduled_for: occ.scheduled_for,
+      emitted_at: occ.emitted_at!,
+      trigger: occ.trigger,
+      payload_ref: occ.payload_ref,
+      payload: s.spec.target.payload ?? null,
+    };
+  }
+
+  finish(occ: Occurrence, status: Occurrence['status'], reason: string | null): void {
+    occ.status = status;
+    occ.finished_at = workflowNowIso();
+    if (reason) occ.reason = reason;
+    this.s.lastCompletedAt = occ.finished_at;
+  }
+
+  recordFailed(occ: Occurrence, reason: string): void {
+    this.finish(occ, 'FAILED', reason);
+    this.count('failed', occ);
+  }
+
+  /** Every hand-off that nothing waits for ends here: HANDED_OFF, a duplicate counted as prevented. */
+  recordHandedOff(occ: Occurrence, handed: HandedOff, duplicateNote: string | null): void {
+    occ.target_ref = handed.targetRef;
+    occ.attempt = handed.attempt;
+    if (handed.duplicate) {
+      occ.duplicate_prevented = true;
+      this.count('duplicates_prevented', occ);
+    }
+    this.finish(occ, 'HANDED_OFF', handed.duplicate ? duplicateNote : null);
+  }
+
+  /** A JOB started from an activity, which nothing waits for: handed off, or found already started. */
+  recordJobStarted(occ: Occurrence, started: JobStartResult): void {
+    this.recordHandedOff(occ, { targetRef: started.workflowId, ...started }, JOB_EXISTED);
+  }
+
+  /**
+   * A JOB started as a child: RUNNING while the run awaits it (`awaited`), else handed off like any other.
+   * Returns whether the run now awaits its completion.
+   */
+  recordChildStarted(occ: Occurrence, started: { workflowId: string; duplicate: boolean }, awaited: boolean) {
+    if (started.duplicate || !awaited) {
+      this.recordHandedOff(
+        occ,
+        { targetRef: started.workflowId, attempt: 1, duplicate: started.duplicate },
+        JOB_EXISTED,
+      );
+      return false;
+    }
+    occ.target_ref = started.workflowId;
+    occ.attempt = 1;
+    occ.status = 'RUNNING';
+    this.s.running.push({ occurrenceId: occ.occurrence_id, workflowId: started.workflowId });
+    return true;
+  }
+
+  /** An awaited child finished: its outcome is the occurrence's. */
+  recordChildFinished(
+    occ: Occurrence,
+    outcome: { status: Occurrence['status']; reason: string | null },
+  ): void {
+    this.finish(occ, outcome.status, outcome.reason);
+    if (outcome.status === 'FAILED') this.count('failed', occ);
+    this.s.running = this.s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
+  }
+}

@@ -1,0 +1,417 @@
+// One run of a schedule's workflow (until it ends or continues as new): the slot pipeline (buffer → due
+// slots → fires → occurrences → hand-offs), the queue, what listings see, and the loop that sleeps between.
+// Handlers only enqueue commands (./handlers.ts); the loop applies them (./commands.ts) between slot
+// decisions, so an edit, pause or trigger that arrives while a slot is due is applied after that slot.
+import * as wf from '@temporalio/workflow';
+import type { Occurrence } from '../../model/contracts.js';
+import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
+import { isTerminal } from '../../model/views.js';
+import { workflowNow, workflowNowIso } from '../clock.js';
+import { FIRST_SLOT_BATCH, VERSION_MEMO } from '../definitions.js';
+import { askSmallFirstBatch, askVersionMemo, type Behaviour, PatchesAskedEachPass } from '../patches.js';
+import { admit, applyMisfirePolicy, handoffBound, inertEligible, runOutcome, splitDue } from '../policy.js';
+import { applyCommand } from './commands.js';
+import { type HandOffContext, handOffNow, type InFlight } from './hand-off.js';
+import { Ledger } from './ledger.js';
+import {
+  CONTINUE_AS_NEW_AFTER_BYTES,
+  type Command,
+  continuedInput,
+  DEFAULT_CONTINUE_AS_NEW_AFTER,
+  endsAfterItsSlots,
+  FIRES_PER_PASS,
+  INERT_START_SPACING_MS,
+  initialState,
+  isFixedDelay,
+  type PendingFire,
+  type ScheduleState,
+  type ScheduleWorkflowInput,
+  SLOT_BATCH,
+} from './state.js';
+import { changedAttributes, currentDetails, nextFireAt, visibilityOf } from './views.js';
+
+type SlotActivities = { computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch> };
+const slotActivityOptions = {
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+} satisfies wf.ActivityOptions;
+const slotsLocally = wf.proxyLocalActivities<SlotActivities>(slotActivityOptions);
+const slotsInTask = wf.proxyActivities<SlotActivities>(slotActivityOptions);
+
+export class ScheduleRun implements HandOffContext {
+  readonly state: ScheduleState;
+  readonly ledger: Ledger;
+  readonly asked: PatchesAskedEachPass;
+  readonly commands: Command[] = [];
+  readonly inFlight: InFlight = { handoffs: 0, jobStarts: 0, inert: 0 };
+  readonly computeSlotBatch: SlotActivities['computeSlotBatch'];
+  readonly defaultJobTaskQueue: string;
+  /** Set by whatever finished while the loop slept (a hand-off, an awaited job). */
+  private wake = false;
+  /** The SDK's first batch (recorded in the start event), used instead of the first slot activity. */
+  private givenFirstBatch: SlotBatch | undefined;
+  private readonly continueAsNewAfter: number;
+  private shownAttributes = '';
+  /** The payload's size, measured once per version of the definition. */
+  private payloadOf: { version: number; chars: number } | null = null;
+
+  constructor(
+    private readonly input: ScheduleWorkflowInput,
+    readonly behaviour: Behaviour,
+  ) {
+    this.asked = new PatchesAskedEachPass(behaviour);
+    this.computeSlotBatch = (behaviour.localActivities ? slotsLocally : slotsInTask).computeSlotBatch;
+    this.givenFirstBatch =
+      input.state === undefined && !behaviour.localActivities ? input.firstBatch : undefined;
+    this.state = input.state ?? initialState(input, input.createdAt ?? workflowNowIso());
+    this.ledger = new Ledger(this.state);
+    this.continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
+    this.defaultJobTaskQueue = input.defaultJobTaskQueue;
+  }
+
+  wakeLoop(): void {
+    this.wake = true;
+  }
+
+  historyIsFull(): boolean {
+    const info = wf.workflowInfo();
+    return (
+      info.continueAsNewSuggested ||
+      info.historyLength > this.continueAsNewAfter ||
+      (this.asked.handoffsBounded && info.historySize > CONTINUE_AS_NEW_AFTER_BYTES)
+    );
+  }
+
+  // ---------------------------------------------------------------- slots
+
+  slotRequest(after: string, extra: Partial<SlotBatchRequest> = {}): SlotBatchRequest {
+    const s = this.state;
+    return {
+      scheduleId: s.identity.schedule_id,
+      spec: s.spec,
+      createdAt: s.createdAt,
+      after,
+      count: SLOT_BATCH,
+      ...(s.cursor ? { cursor: s.cursor } : {}),
+      ...(s.lastCompletedAt ? { lastCompletedAt: s.lastCompletedAt } : {}),
+      ...extra,
+    };
+  }
+
+  /** Keeps at least one future slot buffered (or all due ones), computing batches in an activity. */
+  async fillBuffer(now: number): Promise<void> {
+    const s = this.state;
+    // FIXED_DELAY counts from the previous completion, so its next slot exists only once that is known.
+    // One slot at a time: the next is computed only once the buffered one fired and its job finished.
+    if (isFixedDelay(s.spec) && (s.buffer.length > 0 || this.ledger.activeCount() > 0 || s.queue.length > 0))
+      return;
+    while (!s.exhausted) {
+      const last = s.buffer.at(-1);
+      if (last && Date.parse(last.fireAt) > now) return;
+      // No cursor yet: the first batch of this calendar (a new schedule, or just edited).
+      const first = s.cursor === null && askSmallFirstBatch();
+      const batch =
+        this.givenFirstBatch ??
+        (await this.computeSlotBatch(
+          this.slotRequest(last?.scheduledFor ?? s.watermark, first ? { count: FIRST_SLOT_BATCH } : {}),
+        ));
+      this.givenFirstBatch = undefined;
+      s.buffer.push(...batch.slots);
+      s.cursor = batch.cursor;
+      s.exhausted = batch.exhausted;
+      if (isFixedDelay(s.spec)) return;
+      if (batch.slots.length === 0) return;
+    }
+  }
+
+  private decideDueSlots(now: number): void {
+    const s = this.state;
+    const { due, later } = splitDue(s.buffer, now);
+    if (due.length === 0) return;
+    s.buffer = later;
+    s.watermark = due.at(-1)!.scheduledFor;
+    const decisions = applyMisfirePolicy(due, now, {
+      misfire: s.spec.misfire,
+      maxLatenessMs: s.spec.max_lateness_s * 1000,
+      catchUpLimit: s.spec.catch_up_limit,
+    });
+    for (const d of decisions) {
+      const late = d.action === 'FIRE' && d.late;
+      const fire: PendingFire = { slot: d.slot, trigger: 'SCHEDULE', late, reason: d.reason };
+      if (d.action === 'FIRE') s.pendingFires.push(fire);
+      else this.ledger.skip(fire, d.reason, d.counter);
+    }
+  }
+
+  /**
+   * A revoked owner's schedule keeps its calendar but hands nothing off: each slot is recorded as refused,
+   * so the gap is auditable and a takeover resumes from the next slot.
+   */
+  private firePending(inert: boolean): void {
+    const s = this.state;
+    for (const fire of s.pendingFires.splice(0, FIRES_PER_PASS)) {
+      if (s.ownerRevoked) this.ledger.skip(fire, `refused: ${s.ownerRevoked.reason}`);
+      else this.emit(fire, inert);
+    }
+  }
+
+  async processDueSlots(): Promise<void> {
+    // Slots are judged at the instant of the wake (on time or late, by the misfire policy), even when a
+    // slot batch had to be fetched first: since 0.3 that fetch is an activity whose result comes with a
+    // later workflow task (a local activity's came with the same one, whose time is the wake's).
+    const now = workflowNow();
+    await this.fillBuffer(now);
+    this.decideDueSlots(this.behaviour.localActivities ? workflowNow() : now);
+    this.firePending(this.startsMayBeInert(now));
+  }
+
+  /** Whether this pass's job starts may be inert: the task ends asleep on a timer (policy.inertEligible). */
+  private startsMayBeInert(now: number): boolean {
+    const s = this.state;
+    const nextSlot = s.buffer[0];
+    return inertEligible({
+      enabled: this.behaviour.inertLocalStarts,
+      active: s.status === 'ACTIVE',
+      commandsWaiting: this.commands.length,
+      pendingFires: s.pendingFires.length,
+      firesPerPass: FIRES_PER_PASS,
+      nextFireAtMs: nextSlot ? Date.parse(nextSlot.fireAt) : null,
+      nowMs: now,
+      spacingMs: INERT_START_SPACING_MS,
+      historyFull: this.historyIsFull(),
+      bounded: this.asked.handoffsBounded,
+      awaitingHandoff: s.awaitingHandoff?.length ?? 0,
+      inFlight: this.inFlight.handoffs,
+      bound: this.handoffLimit(),
+    });
+  }
+
+  // ---------------------------------------------------------------- occurrences
+
+  /** Turns a decided slot into an occurrence, through the overlap policy (policy.admit). */
+  emit(fire: PendingFire, inert = false): { occurrence: Occurrence; duplicate: boolean } {
+    const s = this.state;
+    const id = this.ledger.idOf(fire.slot.scheduledFor);
+    const existing = this.ledger.find(id);
+    if (existing && existing.status !== 'SKIPPED') {
+      this.ledger.count('duplicates_prevented', fire);
+      return { occurrence: existing, duplicate: true };
+    }
+    if (existing) this.ledger.forget(existing);
+    const plan = admit(s.spec.overlap, {
+      running: this.ledger.activeCount(),
+      queued: s.queue.length,
+      queueLimit: s.spec.queue_limit,
+    });
+    if (plan.occurrence === 'SKIP')
+      return { occurrence: this.ledger.skip(fire, plan.reason!), duplicate: false };
+    if (plan.skipQueued) {
+      for (const queuedId of s.queue.splice(0)) {
+        const queued = this.ledger.find(queuedId);
+        if (queued) this.ledger.markSkipped(queued, `overlap COALESCE: merged into ${id}`);
+      }
+    }
+    if (plan.cancelRunning) this.cancelRunning();
+    const occ = this.ledger.newOccurrence(fire);
+    if (plan.occurrence === 'ENQUEUE') s.queue.push(id);
+    this.ledger.remember(occ);
+    if (plan.occurrence === 'START') this.dispatch(occ, fire.late, inert);
+    return { occurrence: occ, duplicate: false };
+  }
+
+  cancelRunning(): void {
+    for (const target of this.state.running)
+      void wf
+        .getExternalWorkflowHandle(target.workflowId)
+        .cancel()
+        .catch(() => {});
+  }
+
+  /** The hand-offs this schedule may have under way at once (PATCHES.BOUNDED_HANDOFFS). */
+  private handoffLimit(): number {
+    const s = this.state;
+    if (this.payloadOf?.version !== s.version)
+      this.payloadOf = { version: s.version, chars: JSON.stringify(s.spec.target.payload ?? null).length };
+    return handoffBound(s.handoffQuota, this.payloadOf.chars);
+  }
+
+  learnQuota(told: { inFlightLimit?: number | null }): void {
+    if (this.asked.handoffsBounded && told.inFlightLimit !== undefined)
+      this.state.handoffQuota = told.inFlightLimit;
+  }
+
+  private awaiting() {
+    this.state.awaitingHandoff ??= [];
+    return this.state.awaitingHandoff;
+  }
+
+  /** Marks an occurrence as being handed off; the hand-off starts now, or once there is room for it. */
+  private dispatch(occ: Occurrence, late: boolean, inert: boolean): void {
+    occ.status = 'DISPATCHING';
+    const full = this.inFlight.handoffs >= this.handoffLimit() || this.awaiting().length > 0;
+    if (this.asked.handoffsBounded && full) {
+      this.awaiting().push({ occurrenceId: occ.occurrence_id, late });
+      return;
+    }
+    handOffNow(this, occ, late, inert);
+  }
+
+  /** Hands waiting occurrences off while the bound leaves room (never into a history that is full). */
+  private handOffAwaiting(): void {
+    const s = this.state;
+    const queue = s.awaitingHandoff;
+    if (!queue || queue.length === 0) return;
+    if (this.historyIsFull()) return;
+    while (queue.length > 0 && this.inFlight.handoffs < this.handoffLimit()) {
+      const { occurrenceId: id, late } = queue.shift()!;
+      const occ = this.ledger.find(id);
+      if (occ?.status !== 'DISPATCHING') continue;
+      // Decided while the owner still had a key: it is handed off under nobody's permission now.
+      if (s.ownerRevoked) this.ledger.markSkipped(occ, `refused: ${s.ownerRevoked.reason}`);
+      else handOffNow(this, occ, late, false);
+    }
+  }
+
+  private drainQueue(): void {
+    const s = this.state;
+    while (s.queue.length > 0 && this.ledger.activeCount() === 0) {
+      const occ = this.ledger.find(s.queue.shift()!);
+      if (occ?.status !== 'QUEUED') continue;
+      // Queued while the owner still had a key: it is handed off under nobody's permission now.
+      if (this.asked.targetsBound && s.ownerRevoked)
+        this.ledger.markSkipped(occ, `refused: ${s.ownerRevoked.reason}`);
+      else this.dispatch(occ, false, false);
+    }
+  }
+
+  // ---------------------------------------------------------------- visibility
+
+  refreshVisibility(): void {
+    const s = this.state;
+    const shown = visibilityOf(s);
+    if (shown.key !== this.shownAttributes) {
+      this.shownAttributes = shown.key;
+      if (this.behaviour.perFireCost) {
+        // Only what differs from what the workflow already carries (from its start, the run it continued
+        // from, or an earlier upsert): on a fire that is the next run alone.
+        const changed = changedAttributes(wf.workflowInfo().typedSearchAttributes, shown.attributes);
+        if (changed.length > 0) wf.upsertSearchAttributes(changed);
+      } else {
+        wf.upsertSearchAttributes(shown.attributes);
+      }
+    }
+    // UI metadata, not a command: changing the details leaves history alone.
+    wf.setCurrentDetails(currentDetails(s, shown.next));
+  }
+
+  // ---------------------------------------------------------------- the loop
+
+  private async applyCommands(): Promise<void> {
+    while (this.commands.length > 0) await applyCommand(this, this.commands.shift()!);
+  }
+
+  /**
+   * Waits until no hand-off is in flight and every handler finished, or (since the patch) until a command
+   * arrived, which only the loop can apply.
+   */
+  private untilDrainedOrCommanded(): Promise<void> {
+    return wf.condition(
+      () =>
+        (this.behaviour.servesHandlersWhileDraining && this.commands.length > 0) ||
+        (this.inFlight.handoffs === 0 && wf.allHandlersFinished()),
+    );
+  }
+
+  /** An active schedule's pass after its commands: fire, start what queued, end when nothing is left. */
+  private async passWhileActive(): Promise<'RUNNING' | 'ENDED'> {
+    const s = this.state;
+    await this.processDueSlots();
+    this.drainQueue();
+    const outcome = runOutcome({
+      exhausted: s.exhausted,
+      buffered: s.buffer.length,
+      pendingFires: s.pendingFires.length,
+      queued: s.queue.length,
+      awaitingHandoff: s.awaitingHandoff?.length ?? 0,
+      inFlight: this.inFlight.handoffs,
+      running: s.running.length,
+      endsAfterItsSlots: endsAfterItsSlots(s.spec),
+      failed: s.counters.failed,
+    });
+    if (outcome === 'RUNNING') return 'RUNNING';
+    s.status = outcome;
+    s.updatedAt = workflowNowIso();
+    return 'ENDED';
+  }
+
+  /** Hand-offs in flight finish first, so their results land in this run's state. */
+  private async continueAsNewOnceDrained(): Promise<void> {
+    await this.untilDrainedOrCommanded();
+    if (this.commands.length > 0) return;
+    const next = continuedInput(this.input, this.state);
+    // The server starts the next run with the first run's memo, not the upserted one: carry it.
+    if (askVersionMemo()) {
+      await wf.makeContinueAsNewFunc<(input: ScheduleWorkflowInput) => Promise<unknown>>({
+        memo: { ...wf.workflowInfo().memo, [VERSION_MEMO]: this.state.version },
+      })(next);
+    }
+    await wf.continueAsNew<(input: ScheduleWorkflowInput) => Promise<unknown>>(next);
+  }
+
+  private async sleep(): Promise<void> {
+    const next = this.state.status === 'ACTIVE' ? nextFireAt(this.state) : null;
+    const woken = () => this.wake || this.commands.length > 0;
+    if (next === null) await wf.condition(woken);
+    else await wf.condition(woken, Math.max(Date.parse(next) - workflowNow(), 1));
+  }
+
+  /** Runs until the schedule ends (or continues as new, which never returns). */
+  async loop(): Promise<void> {
+    const s = this.state;
+    for (;;) {
+      // Whatever woke the loop, inert starts resolve first: live their results may come with the wake's
+      // task, on replay before it; after this wait the loop sees the same state either way.
+      if (this.behaviour.inertLocalStarts) await wf.condition(() => this.inFlight.inert === 0);
+      this.asked.askAtTopOfPass();
+      this.wake = false;
+      // What was due before a command arrived is handled under the definition it was due under: an edit,
+      // pause or cancel that lands on a due slot applies after that slot fired.
+      if (s.status === 'ACTIVE') await this.processDueSlots();
+      await this.applyCommands();
+      if (isTerminal(s.status)) break;
+      if (s.status === 'ACTIVE' && (await this.passWhileActive()) === 'ENDED') break;
+      // Decided hand-offs go out while paused too: a pause stops new slots, not what was already emitted.
+      if (this.asked.handoffsBounded) this.handOffAwaiting();
+      this.refreshVisibility();
+      // Awaited JOBs report their completion only to the run that started them, so a run that awaits
+      // one keeps going until it finished.
+      if (this.historyIsFull() && s.running.length === 0) {
+        await this.continueAsNewOnceDrained();
+        continue;
+      }
+      if (s.pendingFires.length > 0) continue; // more of a catch-up to hand off
+      if (this.inFlight.jobStarts > 0) {
+        // Local activities (before v0.3) resolve within this workflow task: live one by one, on replay
+        // possibly together; arming the sleep's timer only once all resolved keeps the task's commands (and
+        // timer IDs) independent of how their results were batched. A regular activity's start completes
+        // with a later task: waiting for it spares a sleep timer cancelled and started again per fire, and
+        // a command that arrives meanwhile is applied at once.
+        const local = this.behaviour.localActivities;
+        await wf.condition(() => this.inFlight.jobStarts === 0 || (!local && this.commands.length > 0));
+        continue;
+      }
+      await this.sleep();
+    }
+  }
+
+  /** An ended schedule still answers what arrives while its last hand-offs finish (a delete after a cancel). */
+  async closeOut(): Promise<void> {
+    this.refreshVisibility();
+    for (;;) {
+      await this.untilDrainedOrCommanded();
+      if (this.commands.length === 0) break;
+      await this.applyCommands();
+      this.refreshVisibility();
+    }
+  }
+}

@@ -1,0 +1,173 @@
+// The continue-as-new payload of a schedule and the tweakables its run reads. Field names and shapes here
+// are history: a run started from an older release receives its state in exactly this shape, so a field is
+// only ever added (optional, absent in older states), never renamed or retyped.
+import type { CalendarCursor, Slot } from '../../calendar/index.js';
+import type {
+  BackfillRequest,
+  BackfillResult,
+  CancelRequest,
+  EditResult,
+  Occurrence,
+  ScheduleCounters,
+  ScheduleDescription,
+  ScheduleIdentity,
+  ScheduleSpec,
+  ScheduleStatus,
+  TriggerRequest,
+} from '../../model/contracts.js';
+import type { SlotBatch } from '../../model/slots.js';
+import type { EditCommand } from '../definitions.js';
+
+// History-visible: changing one changes the commands a running schedule emits (it needs a patch).
+/** Slots per slot-batch activity. */
+export const SLOT_BATCH = 100;
+/** Fires handed off per pass of the loop; the rest wait in `pendingFires` (and survive continue-as-new). */
+export const FIRES_PER_PASS = 50;
+/** History length past which a run continues as new, unless the input names another. */
+export const DEFAULT_CONTINUE_AS_NEW_AFTER = 5000;
+/**
+ * History size (bytes, as the server counts it) past which a run continues as new (PATCHES.BOUNDED_HANDOFFS):
+ * a history past the 4 MiB gRPC message limit cannot be read back in one page, and the server's own
+ * suggestion may come later, or never (the test server).
+ */
+export const CONTINUE_AS_NEW_AFTER_BYTES = 2 * 1024 * 1024;
+/** An inert start needs the next slot this far away, so that it resolved before the next wake. */
+export const INERT_START_SPACING_MS = 30_000;
+
+// State-only: changing one changes what the state keeps or a view shows, never a command.
+/** Finished occurrences kept in the state (and shown by describe); active ones are always kept. */
+export const RECENT_LIMIT = 256;
+/** Next runs shown by describe and answered by an edit. */
+export const NEXT_RUNS_SHOWN = 10;
+
+export interface PendingFire {
+  slot: Slot;
+  trigger: Occurrence['trigger'];
+  late: boolean;
+  reason: string | null;
+}
+
+/** A started JOB whose completion this run awaits (overlap policy, FIXED_DELAY). */
+export interface RunningTarget {
+  occurrenceId: string;
+  workflowId: string;
+}
+
+/** Everything a run carries into the next one across continue-as-new. */
+export interface ScheduleState {
+  identity: ScheduleIdentity;
+  spec: ScheduleSpec;
+  version: number;
+  status: ScheduleStatus;
+  pauseNote: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Every slot with scheduled_for <= watermark has been decided (fired, queued or skipped). */
+  watermark: string;
+  buffer: Slot[];
+  cursor: CalendarCursor | null;
+  exhausted: boolean;
+  pendingFires: PendingFire[];
+  occurrences: Occurrence[];
+  running: RunningTarget[];
+  queue: string[];
+  counters: ScheduleCounters;
+  lastRunAt: string | null;
+  lastCompletedAt: string | null;
+  /** Set when the owner's API key was removed; absent in states carried from runs before it existed. */
+  ownerRevoked?: { at: string; reason: string } | null;
+  /** Set by a delete (a cancel that also hides the schedule from listings). */
+  deletedAt?: string | null;
+  /**
+   * Occurrences decided to fire (DISPATCHING) whose hand-off waits for room under the schedule's bound
+   * (PATCHES.BOUNDED_HANDOFFS), oldest first; absent in states of runs before it.
+   */
+  awaitingHandoff?: Array<{ occurrenceId: string; late: boolean }>;
+  /** The tenant's `max_handoffs_in_flight` as last told (at create, then by each hand-off); null: none. */
+  handoffQuota?: number | null;
+}
+
+export interface ScheduleWorkflowInput {
+  identity: ScheduleIdentity;
+  spec: ScheduleSpec;
+  /** Task queue for JOB targets that name none (the deployment's job workers). */
+  defaultJobTaskQueue: string;
+  /**
+   * The instant slots are counted from. The SDK passes the instant it validated the definition at and
+   * computed the next runs it answered `create` with, so both agree exactly; default (a caller that
+   * passes none): the workflow's start (server time).
+   */
+  createdAt?: string;
+  /**
+   * The calendar's first batch (FIRST_SLOT_BATCH slots after `createdAt`), computed by the SDK with the
+   * same function as the slot activity and recorded here, in the start event: a new schedule needs no
+   * activity before it knows its next runs (since the patch v0.3-no-local-activities).
+   */
+  firstBatch?: SlotBatch;
+  /** Set by continue-as-new. */
+  state?: ScheduleState;
+  /** History length after which the run continues as new (tests lower it). */
+  continueAsNewAfterEvents?: number;
+  /** The tenant's `max_handoffs_in_flight` when the schedule was created (none: no quota told). */
+  maxHandoffsInFlight?: number;
+}
+
+/** What a handler asks of the loop, which applies commands one at a time between slot decisions. */
+export type Command =
+  | { kind: 'pause'; note: string | null }
+  | { kind: 'resume'; ownerRef: string | null }
+  | { kind: 'takeOver'; ownerRef: string; done: (r: { owner_ref: string; taken_over: boolean }) => void }
+  | { kind: 'revokeOwner'; reason: string }
+  | { kind: 'edit'; request: EditCommand; done: (r: EditResult | Error) => void }
+  | { kind: 'trigger'; request: TriggerRequest; done: (r: Occurrence | Error) => void }
+  | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
+  | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void };
+
+/** A new schedule's state; `createdAt`: the input's, else the workflow's start. */
+export function initialState(input: ScheduleWorkflowInput, createdAt: string): ScheduleState {
+  return {
+    identity: input.identity,
+    spec: input.spec,
+    version: 1,
+    status: 'ACTIVE',
+    pauseNote: null,
+    createdAt,
+    updatedAt: createdAt,
+    watermark: createdAt,
+    buffer: [],
+    cursor: null,
+    exhausted: false,
+    pendingFires: [],
+    occurrences: [],
+    running: [],
+    queue: [],
+    counters: { fired: 0, caught_up: 0, skipped: 0, expired: 0, failed: 0, duplicates_prevented: 0 },
+    lastRunAt: null,
+    lastCompletedAt: null,
+    ...(input.maxHandoffsInFlight !== undefined ? { handoffQuota: input.maxHandoffsInFlight } : {}),
+  };
+}
+
+/** The next run's input: the same fields, in the same order, as every release since 0.1 wrote them. */
+export function continuedInput(input: ScheduleWorkflowInput, s: ScheduleState): ScheduleWorkflowInput {
+  return {
+    identity: s.identity,
+    spec: s.spec,
+    createdAt: s.createdAt,
+    defaultJobTaskQueue: input.defaultJobTaskQueue,
+    state: s,
+    ...(input.continueAsNewAfterEvents ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents } : {}),
+  };
+}
+
+/** ONE_TIME, DELAY and DEADLINE end when their occurrences have run; they end FAILED if one failed. */
+export const endsAfterItsSlots = (spec: ScheduleSpec): boolean =>
+  ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(spec.timing.kind);
+export const isFixedDelay = (spec: ScheduleSpec): boolean =>
+  spec.timing.kind === 'INTERVAL' && spec.timing.mode === 'FIXED_DELAY';
+/**
+ * Overlap and FIXED_DELAY need to know when a started JOB finishes, and a finite schedule ends with its
+ * jobs' outcome (COMPLETED, or FAILED when one failed); a recurring ALLOW schedule needs none.
+ */
+export const watchesCompletion = (spec: ScheduleSpec): boolean =>
+  spec.overlap !== 'ALLOW' || isFixedDelay(spec) || endsAfterItsSlots(spec);

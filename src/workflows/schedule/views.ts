@@ -1,0 +1,89 @@
+// What a schedule shows of itself, as pure functions of its state: the describe answer (the schedule.v1
+// view), the next runs, and what listings and the Web UI see. No `wf.*` call: unit-testable on plain values.
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import type { NextRun, ScheduleDescription } from '../../model/contracts.js';
+import { isTerminal, toNextRun, visibleStatus } from '../../model/views.js';
+import { markdownLiteral } from '../markdown.js';
+import { scheduleAttributes } from '../search-attributes.js';
+import { NEXT_RUNS_SHOWN, type ScheduleState } from './state.js';
+
+export const nextRuns = (s: ScheduleState): NextRun[] =>
+  [...s.pendingFires.map((p) => p.slot), ...s.buffer].slice(0, NEXT_RUNS_SHOWN).map(toNextRun);
+
+export const nextFireAt = (s: ScheduleState): string | null =>
+  s.pendingFires[0]?.slot.fireAt ?? s.buffer[0]?.fireAt ?? null;
+
+export function describe(s: ScheduleState): ScheduleDescription {
+  return {
+    schedule: {
+      contract: 'schedule.v1',
+      ...s.identity,
+      ...s.spec,
+      status: s.status,
+      version: s.version,
+      next_run_at: isTerminal(s.status) ? null : nextFireAt(s),
+      last_run_at: s.lastRunAt,
+      created_at: s.createdAt,
+      updated_at: s.updatedAt,
+      pause_note: s.pauseNote,
+      owner_revoked_at: s.ownerRevoked?.at ?? null,
+      deleted_at: s.deletedAt ?? null,
+    },
+    next_runs: isTerminal(s.status) ? [] : nextRuns(s),
+    recent_occurrences: s.occurrences,
+    running: s.occurrences
+      .filter((o) => o.status === 'RUNNING' || o.status === 'DISPATCHING')
+      .map((o) => o.occurrence_id),
+    queued: [...s.queue],
+    counters: { ...s.counters },
+  };
+}
+
+export interface Visibility {
+  /** Equal keys: the search attributes need no upsert. */
+  key: string;
+  attributes: SearchAttributeUpdatePair[];
+  next: string | null;
+}
+
+/** What listings see: the next run only while the schedule may still fire. */
+export function visibilityOf(s: ScheduleState): Visibility {
+  const next = isTerminal(s.status) || s.status === 'PAUSED' ? null : nextFireAt(s);
+  const status = visibleStatus(s.status, s.deletedAt);
+  const attributes = scheduleAttributes({
+    tenantId: s.identity.tenant_id,
+    scheduleId: s.identity.schedule_id,
+    timingKind: s.spec.timing.kind,
+    status,
+    nextRunAt: next,
+  });
+  return { key: `${status}|${next}`, attributes, next };
+}
+
+/** Equal search-attribute values; an absent attribute equals a null (removing) update. */
+function sameAttributeValue(current: unknown, wanted: unknown): boolean {
+  if (current instanceof Date && wanted instanceof Date) return current.getTime() === wanted.getTime();
+  return (current ?? null) === (wanted ?? null);
+}
+
+/** The pairs of `wanted` that differ from what the workflow carries. */
+export const changedAttributes = (
+  current: { get(key: SearchAttributeUpdatePair['key']): unknown },
+  wanted: SearchAttributeUpdatePair[],
+): SearchAttributeUpdatePair[] =>
+  wanted.filter((pair) => !sameAttributeValue(current.get(pair.key), pair.value));
+
+/**
+ * The Web UI's markdown summary. Every value a tenant or an operator wrote is a literal (../markdown.ts),
+ * never a link or an image.
+ */
+export function currentDetails(s: ScheduleState, next: string | null): string {
+  const last = s.occurrences.at(-1);
+  return [
+    `**${markdownLiteral(s.identity.schedule_id)}** (tenant ${markdownLiteral(s.identity.tenant_id)}) v${s.version} — ${s.status}${s.pauseNote ? ` (${markdownLiteral(s.pauseNote)})` : ''}${s.ownerRevoked ? ` — owner ${markdownLiteral(s.identity.owner_ref)} revoked, slots refused` : ''}`,
+    `timing: ${markdownLiteral(JSON.stringify(s.spec.timing))}`,
+    `next run: ${next ?? '—'}`,
+    `last occurrence: ${last ? `${last.scheduled_for} ${last.status}${last.reason ? ` (${markdownLiteral(last.reason)})` : ''}` : '—'}`,
+    `fired ${s.counters.fired}, caught up ${s.counters.caught_up}, skipped ${s.counters.skipped}, failed ${s.counters.failed}, duplicates prevented ${s.counters.duplicates_prevented}`,
+  ].join('\n\n');
+}
