@@ -14,6 +14,7 @@ import {
   ScheduleSpec,
   ScheduleStatus,
 } from './contracts.js';
+import { RECENT_OCCURRENCES_KEPT } from './views.js';
 
 /**
  * The payload cap (MAX_PAYLOAD_BYTES) on what a request sends: a shape limit like the nesting depth, so a
@@ -86,7 +87,7 @@ export const ListSchedulesQuery = z
 
 export const ListOccurrencesQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(256).default(50),
+    limit: z.coerce.number().int().min(1).max(RECENT_OCCURRENCES_KEPT).default(50),
     cursor: z
       .string()
       .regex(/^\d+$/, 'a `next_cursor` from the previous page')

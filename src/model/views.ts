@@ -20,6 +20,12 @@ export function toNextRun(slot: {
   };
 }
 
+/**
+ * Finished occurrences a schedule keeps (describe, the occurrences endpoint); every active one is kept too.
+ * Changing it changes only what the state holds, never a command.
+ */
+export const RECENT_OCCURRENCES_KEPT = 256;
+
 /** Statuses a schedule never leaves (its workflow has ended or is ending). */
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 export const isTerminal = (status: string): boolean => TERMINAL_STATUSES.has(status);

@@ -35,8 +35,7 @@ export const CONTINUE_AS_NEW_AFTER_BYTES = 2 * 1024 * 1024;
 export const INERT_START_SPACING_MS = 30_000;
 
 // State-only: changing one changes what the state keeps or a view shows, never a command.
-/** Finished occurrences kept in the state (and shown by describe); active ones are always kept. */
-export const RECENT_LIMIT = 256;
+export { RECENT_OCCURRENCES_KEPT as RECENT_LIMIT } from '../../model/views.js';
 /** Next runs shown by describe and answered by an edit. */
 export const NEXT_RUNS_SHOWN = 10;
 
