@@ -10,7 +10,6 @@
 //
 //   node --import tsx bench/calendar-load/load.ts [--seconds 6] [--k 3,6] [--runs 3] [--kinds a,b]
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import {
   type ApiProcess,
   procStats,
@@ -20,20 +19,19 @@ import {
   startWorker,
   stopStack,
 } from '../../test/integration/support.js';
+import { benchArgs, decimal, integer, integers, names } from '../args.js';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '6' },
-    k: { type: 'string', default: '3,6' },
-    runs: { type: 'string', default: '3' },
-    kinds: { type: 'string' },
-    'cpu-samples': { type: 'string', default: '3' },
-  },
+const args = benchArgs('node --import tsx bench/calendar-load/load.ts', {
+  seconds: decimal(6, 'how long tenant A keeps each K in flight'),
+  k: integers([3, 6], "tenant A's requests in flight, one round per K"),
+  runs: integer(3, 'rounds per kind and K'),
+  kinds: names('only these kinds of worst request (default: all)'),
+  'cpu-samples': integer(3, 'requests per kind for CPU per request'),
 });
-const SECONDS = Number(values.seconds);
-const KS = values.k!.split(',').map(Number);
-const RUNS = Number(values.runs);
-const CPU_SAMPLES = Number(values['cpu-samples']);
+const SECONDS = args.seconds;
+const KS = args.k;
+const RUNS = args.runs;
+const CPU_SAMPLES = args['cpu-samples'];
 
 /** B reads its schedule, and a probe asks /healthz, every PACE_MS (open loop). */
 const PACE_MS = 50;
@@ -99,7 +97,7 @@ const KINDS: Kind[] = [
     }),
   },
 ];
-const kinds = values.kinds ? KINDS.filter((k) => values.kinds!.split(',').includes(k.name)) : KINDS;
+const kinds = args.kinds ? KINDS.filter((k) => args.kinds!.includes(k.name)) : KINDS;
 
 interface Probe {
   latencies: number[];

@@ -12,7 +12,6 @@
  * is tried once: a failure is what a caller would have seen.
  */
 import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import {
@@ -23,19 +22,18 @@ import {
   startWorker,
   stopStack,
 } from '../../test/integration/support.js';
+import { benchArgs, integer, oneOf } from '../args.js';
 
-const { values } = parseArgs({
-  options: {
-    creates: { type: 'string', default: '1000' },
-    concurrency: { type: 'string', default: '20' },
-    worker: { type: 'string', default: 'idle' },
-    background: { type: 'string', default: '300' },
-  },
+const args = benchArgs('node --import tsx bench/scheduler/create-storm.ts', {
+  creates: integer(1000, 'schedules the storm creates'),
+  concurrency: integer(20, 'creates in flight'),
+  worker: oneOf(['none', 'idle', 'busy'], 'idle', 'the scheduler worker'),
+  background: integer(300, 'with --worker busy: schedules firing every 10 s'),
 });
-const N = Number(values.creates);
-const CONCURRENCY = Number(values.concurrency);
-const MODE = values.worker as 'none' | 'idle' | 'busy';
-const BACKGROUND = Number(values.background);
+const N = args.creates;
+const CONCURRENCY = args.concurrency;
+const MODE = args.worker;
+const BACKGROUND = args.background;
 const t0 = Date.now();
 const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));

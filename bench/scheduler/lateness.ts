@@ -20,7 +20,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
-import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { findTemporalCli } from '../../scripts/toolchain.mjs';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
@@ -35,20 +34,18 @@ import {
   startWorker,
   stopStack,
 } from '../../test/integration/support.js';
+import { benchArgs, integer, oneOf } from '../args.js';
 
-const { values } = parseArgs({
-  options: {
-    schedules: { type: 'string', default: '1000' },
-    concurrency: { type: 'string', default: '20' },
-    timing: { type: 'string', default: 'one-time' },
-    fires: { type: 'string', default: '4' },
-  },
+const args = benchArgs('node --import tsx bench/scheduler/lateness.ts', {
+  schedules: integer(1000, 'schedules due at the same minute'),
+  concurrency: integer(20, 'creates in flight'),
+  timing: oneOf(['one-time', 'recurring'], 'one-time', 'ONE_TIME or CRON every minute'),
+  fires: integer(4, 'with --timing recurring: minute boundaries before the cancel'),
 });
-const N = Number(values.schedules);
-const CONCURRENCY = Number(values.concurrency);
-const RECURRING = values.timing === 'recurring';
-if (!RECURRING && values.timing !== 'one-time') throw new Error('--timing is one-time or recurring');
-const FIRES = Number(values.fires);
+const N = args.schedules;
+const CONCURRENCY = args.concurrency;
+const RECURRING = args.timing === 'recurring';
+const FIRES = args.fires;
 if (RECURRING && !(FIRES >= 2))
   throw new Error('--fires must be at least 2 (the steady state is between fires)');
 const TENANT = 'acme';

@@ -37,7 +37,6 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
 import { findTemporalCli } from '../../scripts/toolchain.mjs';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
@@ -56,45 +55,46 @@ import {
   stopStack,
   type WorkerProcess,
 } from '../../test/integration/support.js';
+import { benchArgs, decimal, integer, oneOf, text, toggle } from '../args.js';
 
-const { values } = parseArgs({
-  options: {
-    schedules: { type: 'string', default: '1000' },
-    side: { type: 'string', default: 'both' },
-    concurrency: { type: 'string', default: '20' },
-    lead: { type: 'string' },
-    jitter: { type: 'string' },
-    'history-sample': { type: 'string', default: '1000' },
-    deadline: { type: 'string' },
-    idle: { type: 'boolean', default: false },
-    'idle-months': { type: 'string', default: '1' },
-    'idle-window': { type: 'string', default: '60' },
-    'creates-only': { type: 'boolean', default: false },
-    rounds: { type: 'string', default: '3' },
-    /** Worker options (JSON) over src/worker.ts's tuning, for the scheduler worker: to measure another tuning. */
-    'worker-tuning': { type: 'string' },
-  },
+const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', {
+  schedules: integer(1000, 'schedules per side'),
+  side: oneOf(['both', 'ours', 'temporal'], 'both', 'which side runs'),
+  concurrency: integer(20, 'creates in flight'),
+  lead: decimal(
+    undefined,
+    'at least this many seconds from the start of creation to T (default 30 + schedules / 25)',
+  ),
+  jitter: text('ISO 8601 jitter of our side, e.g. PT30S'),
+  'history-sample': integer(1000, 'schedules whose history is read'),
+  deadline: decimal(undefined, 'seconds after T the burst may take (default max(360, schedules × 0.06))'),
+  idle: toggle('idle schedules instead of a burst'),
+  'idle-months': integer(1, 'with --idle: months to the only run'),
+  'idle-window': decimal(60, 'with --idle: seconds of the idle CPU window'),
+  'creates-only': toggle('only the creation rate, over --rounds'),
+  rounds: integer(3, 'with --creates-only: rounds per side'),
+  'worker-tuning': text(
+    "WorkerOptions JSON over src/worker.ts's tuning, for the scheduler worker: another tuning",
+  ),
 });
 type Side = 'ours' | 'temporal';
-const N = Number(values.schedules);
-const CONCURRENCY = Number(values.concurrency);
-const SIDES: Side[] =
-  values.side === 'both' ? ['ours', 'temporal'] : values.side === 'ours' ? ['ours'] : ['temporal'];
-if (!['both', 'ours', 'temporal'].includes(values.side!)) throw new Error('--side is both, ours or temporal');
+const N = args.schedules;
+const CONCURRENCY = args.concurrency;
+const SIDES: Side[] = args.side === 'both' ? ['ours', 'temporal'] : [args.side];
 // Lead time before T: creation must end before it (a slot created after T is tomorrow's).
-const LEAD_S = Number(values.lead ?? 30 + N / 25);
-const JITTER = values.jitter;
-const HISTORY_SAMPLE = Number(values['history-sample']);
+const LEAD_S = args.lead ?? 30 + N / 25;
+const JITTER = args.jitter;
+const HISTORY_SAMPLE = args['history-sample'];
 /** How long after T the burst may take before the side is reported as not finished. */
-const DEADLINE_MS = Number(values.deadline ?? Math.max(360, N * 0.06)) * 1000;
-const IDLE = values.idle!;
-const IDLE_MONTHS = Number(values['idle-months']);
-const IDLE_WINDOW_S = Number(values['idle-window']);
-const CREATES_ONLY = values['creates-only']!;
-const ROUNDS = Number(values.rounds);
+const DEADLINE_MS = (args.deadline ?? Math.max(360, N * 0.06)) * 1000;
+const IDLE = args.idle;
+const IDLE_MONTHS = args['idle-months'];
+const IDLE_WINDOW_S = args['idle-window'];
+const CREATES_ONLY = args['creates-only'];
+const ROUNDS = args.rounds;
 /** Parsed once, before any server starts: a malformed --worker-tuning fails here. */
-const WORKER_TUNING: Record<string, unknown> | undefined = values['worker-tuning']
-  ? JSON.parse(values['worker-tuning'])
+const WORKER_TUNING: Record<string, unknown> | undefined = args['worker-tuning']
+  ? JSON.parse(args['worker-tuning'])
   : undefined;
 const TENANT = 'acme';
 

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Identifier } from '../model/contracts.js';
+import { DEV_API_KEY_FILE } from '../model/dev-api-key.js';
 
 /**
  * Who a caller is: every schedule belongs to one tenant and one owner. The tenant is an Identifier, as
@@ -144,7 +145,7 @@ export function parseApiKeys(spec: string): Map<string, Principal> {
  */
 /** Where `npm start` keeps its development key (the CLI and the examples read it from there). */
 export function devApiKeyFile(dataDir: string): string {
-  return join(dataDir, 'dev-api-key');
+  return join(dataDir, DEV_API_KEY_FILE);
 }
 
 export function developmentApiKey(dataDir: string): { spec: string; key: string } {

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { CalendarError } from '../calendar/errors.js';
-import { SCHEDULE_CONTRACT, SUPPORTED_CONTRACTS, serverOwnedReason } from '../model/contracts.js';
+import { SCHEDULE_CONTRACT, SUPPORTED_CONTRACTS } from '../model/contracts.js';
+import { validationIssue } from '../model/validation.js';
 
-/** Why a field a definition does not have was refused: what sets it, if the server owns it. */
-export const unknownFieldReason = (key: string): string =>
-  serverOwnedReason(key) ?? 'unknown field: remove it';
+export { unknownFieldReason } from '../model/validation.js';
 
 /**
  * A request's `contract`: absent or the one this API speaks. Another is a 422 (the document is well-formed
@@ -69,23 +67,8 @@ export class QuotaExceededError extends SchedulerError {
 
 /** Turns zod and calendar validation failures into a SchedulerError naming the field. */
 export function validationError(err: unknown, root?: string): SchedulerError | null {
-  if (err instanceof CalendarError) {
-    // The calendar names its options `options.*`; a schedule carries them at the top level.
-    const own = err.field.replace(/^options\./, '');
-    const field = root ? `${root}.${own}` : own;
-    return new SchedulerError('VALIDATION', err.reason, field);
-  }
-  if (err instanceof z.ZodError) {
-    const issue = err.issues[0]!;
-    const path = issue.path.map(String);
-    if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
-      const field = [root, ...path, issue.keys[0]].filter(Boolean).join('.');
-      const reason = path.length === 0 ? unknownFieldReason(issue.keys[0]!) : 'unknown field: remove it';
-      return new SchedulerError('VALIDATION', reason, field);
-    }
-    return new SchedulerError('VALIDATION', issue.message, [root, ...path].filter(Boolean).join('.') || null);
-  }
-  return null;
+  const issue = validationIssue(err, root);
+  return issue ? new SchedulerError('VALIDATION', issue.reason, issue.field) : null;
 }
 
 /** Parses with a zod schema, throwing a VALIDATION SchedulerError naming the first bad field. */

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../../scripts/toolchain.mjs';
-import { devApiKeyFile } from '../api/auth.js';
+import { DEV_API_KEY_FILE } from '../model/dev-api-key.js';
 import type { Problem } from '../model/http.js';
 import { UsageError } from './preview.js';
 
@@ -37,7 +37,7 @@ export interface Connection {
 /** The development key file `npm start` writes: `$SCHEDULER_DATA_DIR/dev-api-key`, else `<checkout>/.data/…`. */
 export function devKeyFile(env: NodeJS.ProcessEnv): string {
   const dataDir = env.SCHEDULER_DATA_DIR ? resolve(env.SCHEDULER_DATA_DIR) : join(repoRoot, '.data');
-  return devApiKeyFile(dataDir);
+  return join(dataDir, DEV_API_KEY_FILE);
 }
 
 /** The key a file holds (its first line, trimmed), or undefined when there is no file or it is empty. */

@@ -5,7 +5,6 @@
  */
 import { Duration } from 'luxon';
 import type { z } from 'zod';
-import { validationError } from '../api/errors.js';
 import { CalendarError } from '../calendar/index.js';
 import type { Timing } from '../calendar/timing.js';
 import {
@@ -23,6 +22,7 @@ import {
   PatchScheduleRequest,
 } from '../model/http.js';
 import { computeSlots } from '../model/slots.js';
+import { validationIssue } from '../model/validation.js';
 import { UsageError } from './preview.js';
 
 /** The definition flags `create` and `edit` share (commander's camel-cased option names). */
@@ -119,7 +119,7 @@ function label(field: string, fromFlags: boolean, timing?: Timing): string {
 
 /** A failed zod parse or calendar check as a UsageError, its field named as the API's problems name it. */
 function usageError(error: unknown, fromFlags: boolean, timing?: Timing): UsageError | null {
-  const invalid = validationError(error);
+  const invalid = validationIssue(error);
   return invalid ? new UsageError(label(invalid.field ?? '', fromFlags, timing), invalid.reason) : null;
 }
 

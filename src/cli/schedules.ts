@@ -9,8 +9,16 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { z } from 'zod';
-import type { BackfillResult, Occurrence, Schedule, ScheduleDescription } from '../model/contracts.js';
-import type { OccurrencePage, SchedulePage } from '../model/http.js';
+import {
+  type BackfillResult,
+  MisfirePolicy,
+  type Occurrence,
+  OverlapPolicy,
+  type Schedule,
+  type ScheduleDescription,
+  ScheduleStatus,
+} from '../model/contracts.js';
+import { ListSchedulesQuery, type OccurrencePage, type SchedulePage } from '../model/http.js';
 import {
   ApiClient,
   type ConnectionFlags,
@@ -88,10 +96,11 @@ function oneOf(values: readonly string[]) {
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
-const MISFIRE = ['SKIP', 'FIRE_ONCE', 'CATCH_UP'] as const;
-const OVERLAP = ['ALLOW', 'SKIP', 'QUEUE', 'COALESCE', 'REPLACE'] as const;
-const STATUS = ['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-const KINDS = ['ONE_TIME', 'DELAY', 'INTERVAL', 'RECURRENCE', 'CRON', 'DEADLINE'] as const;
+// The values the API accepts, from its contracts: a policy or status added there is offered here too.
+const MISFIRE = MisfirePolicy.options;
+const OVERLAP = OverlapPolicy.options;
+const STATUS = ScheduleStatus.options;
+const KINDS = ListSchedulesQuery.shape.timing_kind.unwrap().options;
 
 const CONNECTION = 'Connection options:';
 
@@ -105,127 +114,87 @@ function serverCommand(program: Command, nameAndArgs: string, description: strin
   return cmd;
 }
 
+/** One option of a help group: its flags, its help line and, for some, how its value is read. */
+type OptionRow = [flags: string, help: string, reads?: (option: Option) => Option];
+
+const TIMING_OPTIONS: OptionRow[] = [
+  ['--cron <expr>', "cron expression, 5 fields (or 6, seconds first), e.g. '0 9 * * 1-5'"],
+  ['--rule <rrule>', "RFC 5545 RRULE, e.g. 'FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0'"],
+  ['--every <duration>', 'fixed interval, ISO 8601, e.g. PT10M'],
+  [
+    '--at <time>',
+    'once, at a local time (with --timezone, e.g. 2026-09-05T14:00) or an instant (…Z / +02:00)',
+  ],
+  ['--delay <duration>', 'once, this long after creation (or --anchor), e.g. PT20M'],
+  ['--deadline <time>', 'at a deadline (local with --timezone, or an instant), with --reminder'],
+  [
+    '--reminder <duration>',
+    'with --deadline: also run this long before it, e.g. PT1H (repeat it, or separate with commas)',
+    (option) => option.argParser(collect),
+  ],
+  ['--anchor <instant>', 'with --every / --delay: the instant counted from (default: creation)'],
+  [
+    '--timezone <zone>',
+    "IANA zone (e.g. Europe/Riga): required with --cron and --rule; for --at/--deadline the zone of a local time; with --every/--delay the schedule's zone",
+  ],
+];
+
+const TARGET_OPTIONS: OptionRow[] = [
+  ['--job <job_type>', 'start a workflow of this type per occurrence'],
+  ['--task-queue <queue>', 'with --job: the task queue (default: the server’s)'],
+  ['--event <event_type>', 'POST a CloudEvent of this type per occurrence'],
+  ['--sink <url>', 'with --event: where to POST it'],
+  ['--signal <name>', 'signal a workflow per occurrence'],
+  ['--workflow-id <id>', 'with --signal: the workflow to signal'],
+  ['--payload <json>', 'inline JSON object handed to the target'],
+  ['--payload-ref <ref>', 'a reference to the payload, e.g. state://reports/daily'],
+];
+
+const POLICY_OPTIONS: OptionRow[] = [
+  [
+    '--misfire <policy>',
+    `slots found late on wake: ${MISFIRE.join(' | ')}`,
+    (option) => option.argParser(oneOf(MISFIRE)),
+  ],
+  [
+    '--overlap <policy>',
+    `previous run still running: ${OVERLAP.join(' | ')}`,
+    (option) => option.argParser(oneOf(OVERLAP)),
+  ],
+  ['--max-lateness <seconds|duration>', 'a slot later than this is a misfire (e.g. 60 or PT5M)'],
+];
+
+const CONNECTION_OPTIONS: OptionRow[] = [
+  ['--url <url>', `scheduler API base URL (env SCHEDULER_URL; default ${DEFAULT_URL})`],
+  [
+    '--api-key-file <path>',
+    'file holding the API key (or env SCHEDULER_API_KEY; default: the development key `npm start` wrote to .data/dev-api-key, or $SCHEDULER_DATA_DIR/dev-api-key)',
+  ],
+  [
+    '--api-key <key>',
+    'API key on the command line (visible in `ps` and shell history: prefer the file or the environment)',
+  ],
+  ['--timeout <ms>', `give up after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`],
+];
+
+function addGroup(cmd: Command, group: string, rows: OptionRow[]): Command {
+  for (const [flags, help, reads] of rows) {
+    const option = new Option(flags, help).helpGroup(group);
+    cmd.addOption(reads ? reads(option) : option);
+  }
+  return cmd;
+}
+
 function connectionOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--json', "print the API's JSON response (for scripts)"))
-    .addOption(
-      new Option(
-        '--url <url>',
-        `scheduler API base URL (env SCHEDULER_URL; default ${DEFAULT_URL})`,
-      ).helpGroup(CONNECTION),
-    )
-    .addOption(
-      new Option(
-        '--api-key-file <path>',
-        'file holding the API key (or env SCHEDULER_API_KEY; default: the development key `npm start` wrote to .data/dev-api-key, or $SCHEDULER_DATA_DIR/dev-api-key)',
-      ).helpGroup(CONNECTION),
-    )
-    .addOption(
-      new Option(
-        '--api-key <key>',
-        'API key on the command line (visible in `ps` and shell history: prefer the file or the environment)',
-      ).helpGroup(CONNECTION),
-    )
-    .addOption(
-      new Option(
-        '--timeout <ms>',
-        `give up after this many milliseconds (default ${DEFAULT_TIMEOUT_MS})`,
-      ).helpGroup(CONNECTION),
-    );
+  cmd.addOption(new Option('--json', "print the API's JSON response (for scripts)"));
+  return addGroup(cmd, CONNECTION, CONNECTION_OPTIONS);
 }
 
 /** The definition options `create` and `edit` share. */
 function definitionOptions(cmd: Command): Command {
-  const timing = 'Timing (one of):';
-  const target = 'Target (one of):';
-  const policy = 'Policies:';
-  return cmd
-    .addOption(
-      new Option(
-        '--cron <expr>',
-        "cron expression, 5 fields (or 6, seconds first), e.g. '0 9 * * 1-5'",
-      ).helpGroup(timing),
-    )
-    .addOption(
-      new Option(
-        '--rule <rrule>',
-        "RFC 5545 RRULE, e.g. 'FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0'",
-      ).helpGroup(timing),
-    )
-    .addOption(new Option('--every <duration>', 'fixed interval, ISO 8601, e.g. PT10M').helpGroup(timing))
-    .addOption(
-      new Option(
-        '--at <time>',
-        'once, at a local time (with --timezone, e.g. 2026-09-05T14:00) or an instant (…Z / +02:00)',
-      ).helpGroup(timing),
-    )
-    .addOption(
-      new Option('--delay <duration>', 'once, this long after creation (or --anchor), e.g. PT20M').helpGroup(
-        timing,
-      ),
-    )
-    .addOption(
-      new Option(
-        '--deadline <time>',
-        'at a deadline (local with --timezone, or an instant), with --reminder',
-      ).helpGroup(timing),
-    )
-    .addOption(
-      new Option(
-        '--reminder <duration>',
-        'with --deadline: also run this long before it, e.g. PT1H (repeat it, or separate with commas)',
-      )
-        .argParser(collect)
-        .helpGroup(timing),
-    )
-    .addOption(
-      new Option(
-        '--anchor <instant>',
-        'with --every / --delay: the instant counted from (default: creation)',
-      ).helpGroup(timing),
-    )
-    .addOption(
-      new Option(
-        '--timezone <zone>',
-        "IANA zone (e.g. Europe/Riga): required with --cron and --rule; for --at/--deadline the zone of a local time; with --every/--delay the schedule's zone",
-      ).helpGroup(timing),
-    )
-    .addOption(
-      new Option('--job <job_type>', 'start a workflow of this type per occurrence').helpGroup(target),
-    )
-    .addOption(
-      new Option('--task-queue <queue>', 'with --job: the task queue (default: the server’s)').helpGroup(
-        target,
-      ),
-    )
-    .addOption(
-      new Option('--event <event_type>', 'POST a CloudEvent of this type per occurrence').helpGroup(target),
-    )
-    .addOption(new Option('--sink <url>', 'with --event: where to POST it').helpGroup(target))
-    .addOption(new Option('--signal <name>', 'signal a workflow per occurrence').helpGroup(target))
-    .addOption(new Option('--workflow-id <id>', 'with --signal: the workflow to signal').helpGroup(target))
-    .addOption(new Option('--payload <json>', 'inline JSON object handed to the target').helpGroup(target))
-    .addOption(
-      new Option('--payload-ref <ref>', 'a reference to the payload, e.g. state://reports/daily').helpGroup(
-        target,
-      ),
-    )
-    .addOption(
-      new Option('--misfire <policy>', `slots found late on wake: ${MISFIRE.join(' | ')}`)
-        .argParser(oneOf(MISFIRE))
-        .helpGroup(policy),
-    )
-    .addOption(
-      new Option('--overlap <policy>', `previous run still running: ${OVERLAP.join(' | ')}`)
-        .argParser(oneOf(OVERLAP))
-        .helpGroup(policy),
-    )
-    .addOption(
-      new Option(
-        '--max-lateness <seconds|duration>',
-        'a slot later than this is a misfire (e.g. 60 or PT5M)',
-      ).helpGroup(policy),
-    );
+  addGroup(cmd, 'Timing (one of):', TIMING_OPTIONS);
+  addGroup(cmd, 'Target (one of):', TARGET_OPTIONS);
+  return addGroup(cmd, 'Policies:', POLICY_OPTIONS);
 }
 
 async function readFileArg(io: CliIo, path: string | undefined): Promise<string | undefined> {
@@ -243,16 +212,30 @@ async function readFileArg(io: CliIo, path: string | undefined): Promise<string 
 const schedulePath = (id: string, suffix = '') =>
   `/v1/schedules/${encodeURIComponent(checkScheduleId(id))}${suffix}`;
 
-export function registerScheduleCommands(program: Command, io: CliIo): void {
-  const client = (flags: CommonFlags) => {
-    const connection = resolveConnection(flags, io.env);
-    for (const warning of connection.warnings) io.stderr(`${warning}\n`);
-    return new ApiClient(connection, io.fetch);
-  };
-  const print = (text: string) => io.stdout(`${text}\n`);
-  const printJson = (body: unknown) => print(JSON.stringify(body, null, 2));
+/** What every command's action uses: the process's I/O, an API client for its flags, and stdout. */
+interface Cli {
+  io: CliIo;
+  client: (flags: CommonFlags) => ApiClient;
+  print: (text: string) => void;
+  /** --json prints the API's body as it came; otherwise `human` renders it. */
+  answer: <T>(flags: CommonFlags, body: T, human: (body: T) => string) => void;
+}
 
-  // create
+function cliOf(io: CliIo): Cli {
+  const print = (text: string) => io.stdout(`${text}\n`);
+  return {
+    io,
+    client: (flags) => {
+      const connection = resolveConnection(flags, io.env);
+      for (const warning of connection.warnings) io.stderr(`${warning}\n`);
+      return new ApiClient(connection, io.fetch);
+    },
+    print,
+    answer: (flags, body, human) => print(flags.json ? JSON.stringify(body, null, 2) : human(body)),
+  };
+}
+
+function createCommand(program: Command, cli: Cli): void {
   const create = serverCommand(program, 'create', 'create a schedule (idempotent on --id)', [
     "scheduler create --id weekday-sync --cron '0 9 * * 1-5' --timezone Europe/Riga --job source.sync --task-queue jobs --overlap SKIP",
     'scheduler create --id heartbeat --every PT10M --event heartbeat.tick --sink http://127.0.0.1:9999/events',
@@ -267,58 +250,69 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
     'JSON file with the whole CreateScheduleRequest (- = stdin)',
   );
   connectionOptions(create).action(async (flags: CreateFlags & CommonFlags) => {
-    const body = buildCreateRequest(flags, await readFileArg(io, flags.file), io.now());
-    const res = await client(flags).request<Schedule>('POST', '/v1/schedules', { body });
-    if (flags.json) printJson(res.body);
-    else print(scheduleLine(res.status === 201 ? 'created' : 'already exists, unchanged:', res.body));
+    const body = buildCreateRequest(flags, await readFileArg(cli.io, flags.file), cli.io.now());
+    const res = await cli.client(flags).request<Schedule>('POST', '/v1/schedules', { body });
+    const verb = res.status === 201 ? 'created' : 'already exists, unchanged:';
+    cli.answer(flags, res.body, (schedule) => scheduleLine(verb, schedule));
   });
+}
 
-  // list
-  connectionOptions(
-    serverCommand(program, 'list', "list your tenant's schedules (newest first)", [
-      'scheduler list --status ACTIVE --kind CRON',
-      'scheduler list --all --json | jq -r ".items[].schedule_id"',
-    ])
-      .addOption(new Option('--status <status>', STATUS.join(' | ')).argParser(oneOf(STATUS)))
-      .addOption(new Option('--kind <kind>', `timing kind: ${KINDS.join(' | ')}`).argParser(oneOf(KINDS)))
-      .option('--limit <n>', 'schedules per page, 1 to 100 (default 20)')
-      .option('--cursor <cursor>', 'continue from the `next_cursor` of a previous page')
-      .option('--all', 'follow the cursors to the last page (with --json: one page object with every item)')
-      .option('--include-deleted', 'also list deleted schedules'),
-  ).action(async (flags: ListFlags & CommonFlags & { all?: boolean }) => {
+type SchedulePageBody = z.infer<typeof SchedulePage>;
+
+/** `first` and every page after it, as one page (bounded, should a server never stop answering a cursor). */
+async function allPages(
+  api: ApiClient,
+  query: Record<string, string>,
+  first: SchedulePageBody,
+): Promise<SchedulePageBody> {
+  const items = [...first.items];
+  let page = first;
+  for (let pages = 1; page.next_cursor && pages < 10_000; pages++) {
+    const next = { ...query, cursor: page.next_cursor };
+    page = (await api.request<SchedulePageBody>('GET', '/v1/schedules', { query: next })).body;
+    items.push(...page.items);
+  }
+  return { items, next_cursor: null };
+}
+
+function listCommand(program: Command, cli: Cli): void {
+  const list = serverCommand(program, 'list', "list your tenant's schedules (newest first)", [
+    'scheduler list --status ACTIVE --kind CRON',
+    'scheduler list --all --json | jq -r ".items[].schedule_id"',
+  ])
+    .addOption(new Option('--status <status>', STATUS.join(' | ')).argParser(oneOf(STATUS)))
+    .addOption(new Option('--kind <kind>', `timing kind: ${KINDS.join(' | ')}`).argParser(oneOf(KINDS)))
+    .option('--limit <n>', 'schedules per page, 1 to 100 (default 20)')
+    .option('--cursor <cursor>', 'continue from the `next_cursor` of a previous page')
+    .option('--all', 'follow the cursors to the last page (with --json: one page object with every item)')
+    .option('--include-deleted', 'also list deleted schedules');
+  connectionOptions(list).action(async (flags: ListFlags & CommonFlags & { all?: boolean }) => {
     const query = buildListQuery(flags);
-    const api = client(flags);
-    let page = (await api.request<z.infer<typeof SchedulePage>>('GET', '/v1/schedules', { query })).body;
-    if (flags.all) {
-      const items = [...page.items];
-      for (let pages = 1; page.next_cursor && pages < 10_000; pages++) {
-        page = (
-          await api.request<z.infer<typeof SchedulePage>>('GET', '/v1/schedules', {
-            query: { ...query, cursor: page.next_cursor },
-          })
-        ).body;
-        items.push(...page.items);
-      }
-      page = { items, next_cursor: null };
-    }
-    if (flags.json) return printJson(page);
-    print(formatScheduleList(page.items));
-    if (page.next_cursor) print(`(more: scheduler list --cursor ${page.next_cursor}, or --all)`);
+    const api = cli.client(flags);
+    const first = (await api.request<SchedulePageBody>('GET', '/v1/schedules', { query })).body;
+    const page = flags.all ? await allPages(api, query, first) : first;
+    cli.answer(flags, page, ({ items, next_cursor }) =>
+      [
+        formatScheduleList(items),
+        ...(next_cursor ? [`(more: scheduler list --cursor ${next_cursor}, or --all)`] : []),
+      ].join('\n'),
+    );
   });
+}
 
-  // get
+function getCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(program, 'get <id>', 'show a schedule (schedule.v1)', [
       'scheduler get weekday-sync',
       'scheduler get weekday-sync --json | jq .version',
     ]),
   ).action(async (id: string, flags: CommonFlags) => {
-    const res = await client(flags).request<Schedule>('GET', schedulePath(id));
-    if (flags.json) printJson(res.body);
-    else print(formatSchedule(res.body));
+    const res = await cli.client(flags).request<Schedule>('GET', schedulePath(id));
+    cli.answer(flags, res.body, formatSchedule);
   });
+}
 
-  // describe
+function describeCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(
       program,
@@ -327,12 +321,12 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
       ['scheduler describe weekday-sync'],
     ),
   ).action(async (id: string, flags: CommonFlags) => {
-    const res = await client(flags).request<ScheduleDescription>('GET', schedulePath(id, '/describe'));
-    if (flags.json) printJson(res.body);
-    else print(formatDescription(res.body));
+    const res = await cli.client(flags).request<ScheduleDescription>('GET', schedulePath(id, '/describe'));
+    cli.answer(flags, res.body, formatDescription);
   });
+}
 
-  // edit
+function editCommand(program: Command, cli: Cli): void {
   const edit = serverCommand(
     program,
     'edit <id>',
@@ -349,25 +343,25 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
   );
   connectionOptions(edit).action(async (id: string, flags: EditFlags & CommonFlags) => {
     const path = schedulePath(id);
-    const body = buildPatchRequest(flags, await readFileArg(io, flags.file), io.now());
-    const res = await client(flags).request<Schedule>('PATCH', path, { body });
-    if (flags.json) printJson(res.body);
-    else print(scheduleLine('edited', res.body));
+    const body = buildPatchRequest(flags, await readFileArg(cli.io, flags.file), cli.io.now());
+    const res = await cli.client(flags).request<Schedule>('PATCH', path, { body });
+    cli.answer(flags, res.body, (schedule) => scheduleLine('edited', schedule));
   });
+}
 
-  // pause
+function pauseCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(program, 'pause <id>', 'pause: no occurrences until resumed', [
       "scheduler pause weekday-sync --note 'quarter close'",
     ]).option('--note <text>', 'why (shown with the schedule)'),
   ).action(async (id: string, flags: CommonFlags & { note?: string }) => {
     const path = schedulePath(id, '/pause');
-    const res = await client(flags).request<Schedule>('POST', path, { body: buildPauseRequest(flags) });
-    if (flags.json) printJson(res.body);
-    else print(scheduleLine('paused', res.body));
+    const res = await cli.client(flags).request<Schedule>('POST', path, { body: buildPauseRequest(flags) });
+    cli.answer(flags, res.body, (schedule) => scheduleLine('paused', schedule));
   });
+}
 
-  // resume
+function resumeCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(
       program,
@@ -376,12 +370,12 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
       ['scheduler resume weekday-sync'],
     ),
   ).action(async (id: string, flags: CommonFlags) => {
-    const res = await client(flags).request<Schedule>('POST', schedulePath(id, '/resume'), { body: {} });
-    if (flags.json) printJson(res.body);
-    else print(scheduleLine('resumed', res.body));
+    const res = await cli.client(flags).request<Schedule>('POST', schedulePath(id, '/resume'), { body: {} });
+    cli.answer(flags, res.body, (schedule) => scheduleLine('resumed', schedule));
   });
+}
 
-  // trigger
+function triggerCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(program, 'trigger <id>', 'run one occurrence now (idempotent on --at)', [
       'scheduler trigger weekday-sync',
@@ -391,12 +385,13 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
       .option('--reason <text>', 'recorded with the occurrence'),
   ).action(async (id: string, flags: CommonFlags & { at?: string; reason?: string }) => {
     const path = schedulePath(id, '/trigger');
-    const res = await client(flags).request<Occurrence>('POST', path, { body: buildTriggerRequest(flags) });
-    if (flags.json) printJson(res.body);
-    else print(occurrenceLine('triggered', res.body));
+    const body = buildTriggerRequest(flags);
+    const res = await cli.client(flags).request<Occurrence>('POST', path, { body });
+    cli.answer(flags, res.body, (occurrence) => occurrenceLine('triggered', occurrence));
   });
+}
 
-  // backfill
+function backfillCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(program, 'backfill <id>', 'run the slots of a past range (each at most once)', [
       'scheduler backfill weekday-sync --from 2026-11-02T00:00:00Z --to 2026-11-07T00:00:00Z',
@@ -407,12 +402,12 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
   ).action(async (id: string, flags: CommonFlags & { from?: string; to?: string; reason?: string }) => {
     const path = schedulePath(id, '/backfill');
     const body = buildBackfillRequest(flags);
-    const res = await client(flags).request<BackfillResult>('POST', path, { body });
-    if (flags.json) printJson(res.body);
-    else print(formatBackfill(id, body.from, body.to, res.body));
+    const res = await cli.client(flags).request<BackfillResult>('POST', path, { body });
+    cli.answer(flags, res.body, (result) => formatBackfill(id, body.from, body.to, result));
   });
+}
 
-  // cancel
+function cancelCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(program, 'cancel <id>', 'cancel: no future runs; the schedule stays readable (CANCELLED)', [
       "scheduler cancel heartbeat --note 'replaced by heartbeat-2'",
@@ -422,12 +417,12 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
       .option('--cancel-running', 'also cancel target workflows still running (default: keep them)'),
   ).action(async (id: string, flags: CommonFlags & { note?: string; cancelRunning?: boolean }) => {
     const path = schedulePath(id, '/cancel');
-    const res = await client(flags).request<Schedule>('POST', path, { body: buildCancelRequest(flags) });
-    if (flags.json) printJson(res.body);
-    else print(scheduleLine('cancelled', res.body));
+    const res = await cli.client(flags).request<Schedule>('POST', path, { body: buildCancelRequest(flags) });
+    cli.answer(flags, res.body, (schedule) => scheduleLine('cancelled', schedule));
   });
+}
 
-  // delete
+function deleteCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(
       program,
@@ -436,12 +431,13 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
       ['scheduler delete weekday-sync'],
     ),
   ).action(async (id: string, flags: CommonFlags) => {
-    await client(flags).request<undefined>('DELETE', schedulePath(id));
+    await cli.client(flags).request<undefined>('DELETE', schedulePath(id));
     // 204: no body, so --json prints nothing.
-    if (!flags.json) print(`deleted ${id}`);
+    if (!flags.json) cli.print(`deleted ${id}`);
   });
+}
 
-  // occurrences
+function occurrencesCommand(program: Command, cli: Cli): void {
   connectionOptions(
     serverCommand(program, 'occurrences <id>', "a schedule's occurrences, newest first", [
       'scheduler occurrences heartbeat --limit 5',
@@ -452,11 +448,33 @@ export function registerScheduleCommands(program: Command, io: CliIo): void {
   ).action(async (id: string, flags: CommonFlags & { limit?: string; cursor?: string }) => {
     const path = schedulePath(id, '/occurrences');
     const query = buildOccurrencesQuery(flags);
-    const res = await client(flags).request<z.infer<typeof OccurrencePage>>('GET', path, { query });
-    if (flags.json) return printJson(res.body);
-    print(formatOccurrences(res.body.items));
-    if (res.body.next_cursor) {
-      print(`(more: scheduler occurrences ${id} --cursor ${res.body.next_cursor})`);
-    }
+    const res = await cli.client(flags).request<z.infer<typeof OccurrencePage>>('GET', path, { query });
+    cli.answer(flags, res.body, ({ items, next_cursor }) =>
+      [
+        formatOccurrences(items),
+        ...(next_cursor ? [`(more: scheduler occurrences ${id} --cursor ${next_cursor})`] : []),
+      ].join('\n'),
+    );
   });
+}
+
+/** In the order `scheduler --help` lists them. */
+const COMMANDS = [
+  createCommand,
+  listCommand,
+  getCommand,
+  describeCommand,
+  editCommand,
+  pauseCommand,
+  resumeCommand,
+  triggerCommand,
+  backfillCommand,
+  cancelCommand,
+  deleteCommand,
+  occurrencesCommand,
+];
+
+export function registerScheduleCommands(program: Command, io: CliIo): void {
+  const cli = cliOf(io);
+  for (const register of COMMANDS) register(program, cli);
 }

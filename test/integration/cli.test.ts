@@ -307,3 +307,95 @@ describe('scheduler CLI over the HTTP API', () => {
     );
   });
 });
+
+/** `scheduler preview … --json` as a real process (preview needs no server: nothing is passed to reach one). */
+function previewProcess(args: string[]) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'preview', ...args, '--json'],
+      { cwd: repoRoot, timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('scheduler preview agrees with POST /v1/preview to the second', () => {
+  // A `from` with seconds and milliseconds: a bare RRULE must still start at its minute on both sides
+  // (the CLI once printed 09:00:33 for this rule where the API and the running schedule said 09:00:00).
+  const from = '2026-12-01T21:33:33.250Z';
+  const cases: Array<{
+    name: string;
+    timing: Record<string, unknown>;
+    options?: Record<string, unknown>;
+    from?: string;
+  }> = [
+    {
+      name: 'bare RRULE',
+      timing: { kind: 'RECURRENCE', rule: 'FREQ=DAILY;BYHOUR=9;BYMINUTE=0', timezone: 'Europe/Riga' },
+    },
+    {
+      // 02:30 does not exist in Berlin on 28 March 2027: the moved slot and its note must agree too.
+      name: 'cron across a DST gap',
+      timing: { kind: 'CRON', expression: '30 2 * * *', timezone: 'Europe/Berlin' },
+      from: '2027-03-20T21:33:33.250Z',
+    },
+    { name: 'interval from the creation instant', timing: { kind: 'INTERVAL', every: 'PT10M' } },
+    {
+      name: 'hourly rule in a weekday window',
+      timing: { kind: 'RECURRENCE', rule: 'FREQ=HOURLY', timezone: 'Australia/Lord_Howe' },
+      options: { window: { from: '09:00', to: '17:00', days: ['MO', 'TU', 'WE', 'TH', 'FR'] } },
+    },
+  ];
+
+  for (const { name, timing, options, from: start = from } of cases) {
+    it(name, async () => {
+      const args = ['--timing', JSON.stringify(timing), '--from', start, '--count', '12'];
+      if (options) args.push('--options', JSON.stringify(options));
+      const [cli, http] = await Promise.all([
+        previewProcess(args),
+        api.call('POST', '/v1/preview', { key: KEY, body: { timing, ...options, from: start, count: 12 } }),
+      ]);
+      expect(cli.stderr).toBe('');
+      expect(cli.code).toBe(0);
+      expect(http.status).toBe(200);
+      const items = JSON.parse(cli.stdout) as Array<Record<string, unknown>>;
+      expect(items).toHaveLength(12);
+      expect(
+        items.map((i) => ({
+          scheduled_for: i.scheduled_for,
+          fire_at: i.at,
+          local: i.local,
+          ...(i.label !== undefined ? { label: i.label } : {}),
+          adjustments: i.adjustments ?? [],
+        })),
+      ).toEqual(http.body.runs);
+    });
+  }
+
+  it('without --from: the rule of the issue, now, on both sides', async () => {
+    // Both sides read their own clock; they differ only if a 09:00 in Riga passes between the two reads.
+    const [cli, http] = await Promise.all([
+      previewProcess([
+        '--rule',
+        'FREQ=DAILY;BYHOUR=9;BYMINUTE=0',
+        '--timezone',
+        'Europe/Riga',
+        '--count',
+        '2',
+      ]),
+      api.call('POST', '/v1/preview', {
+        key: KEY,
+        body: {
+          timing: { kind: 'RECURRENCE', rule: 'FREQ=DAILY;BYHOUR=9;BYMINUTE=0', timezone: 'Europe/Riga' },
+          count: 2,
+        },
+      }),
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const items = JSON.parse(cli.stdout) as Array<{ at: string; local: string }>;
+    expect(items.map((i) => i.local)).toEqual(http.body.runs.map((r: { local: string }) => r.local));
+    for (const { local } of items) expect(local).toMatch(/T09:00:00\+0[23]:00$/);
+  });
+});

@@ -138,6 +138,25 @@ describe('architecture: dependencies run one way', () => {
     ).toEqual([]);
   });
 
+  it('cli and api are siblings: the CLI takes only types from src/api', () => {
+    // The CLI is a client of the HTTP API, not a part of the server: a value import would load the
+    // server's modules into it and let the two drift apart silently. What both need lives in src/model.
+    expect(
+      violations((e) => {
+        if (layerOf(e.file) !== 'cli' || !e.target || layerOf(e.target) !== 'api' || e.typeOnly) return null;
+        return 'the CLI takes only types from src/api (`import type`): move what both need to src/model';
+      }),
+    ).toEqual([]);
+  });
+
+  it('tells `import type` from a value import', () => {
+    // The rule above rests on this: `import { type X }` still loads the module, `import type` does not.
+    const typeOnly = (file: string, target: string) =>
+      edges.filter((e) => e.file === file && e.target === target).map((e) => e.typeOnly);
+    expect(typeOnly('testing/index.ts', 'api/auth.ts')).toEqual([true]);
+    expect(typeOnly('cli/preview.ts', 'model/slots.ts')).toEqual([false]);
+  });
+
   it('calendar and workflow code read no wall clock and no randomness (workflow time lives in clock.ts)', () => {
     const offenders = sourceFiles(src)
       .filter((p) => ['calendar', 'workflows'].includes(layerOf(relative(src, p))))
