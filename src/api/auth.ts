@@ -139,15 +139,15 @@ export function parseApiKeys(spec: string): Map<string, Principal> {
   return keys;
 }
 
-/**
- * Development key for `npm start` without SCHEDULER_API_KEYS: made once and kept in the data directory,
- * so it stays the same across restarts (scripts and bookmarks keep working).
- */
 /** Where `npm start` keeps its development key (the CLI and the examples read it from there). */
 export function devApiKeyFile(dataDir: string): string {
   return join(dataDir, DEV_API_KEY_FILE);
 }
 
+/**
+ * Development key for `npm start` without SCHEDULER_API_KEYS: made once and kept in the data directory,
+ * so it stays the same across restarts (scripts and bookmarks keep working).
+ */
 export function developmentApiKey(dataDir: string): { spec: string; key: string } {
   const file = devApiKeyFile(dataDir);
   let key: string;

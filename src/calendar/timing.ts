@@ -88,6 +88,11 @@ export const Timing = z.discriminatedUnion('kind', [
 ]);
 export type Timing = z.infer<typeof Timing>;
 export type TimingKind = Timing['kind'];
+/** Every timing kind, in the order of the union: derived from it, never written out again. */
+export const TIMING_KINDS = Timing.options.map((option) => option.shape.kind.value) as [
+  TimingKind,
+  ...TimingKind[],
+];
 
 export const Weekday = z.enum(['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU']);
 export type Weekday = z.infer<typeof Weekday>;

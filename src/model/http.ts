@@ -1,7 +1,7 @@
 // The HTTP API's own request and response shapes, built from the schedule contracts so that a field has one
 // definition: the route validation, the response serialization and the OpenAPI document all read these.
 import { z } from 'zod';
-import { CalendarOptions, Timing } from '../calendar/timing.js';
+import { CalendarOptions, TIMING_KINDS, Timing } from '../calendar/timing.js';
 import {
   Identifier,
   MAX_PAYLOAD_BYTES,
@@ -73,7 +73,7 @@ export const ScheduleIdParams = z.object({ id: Identifier });
 export const ListSchedulesQuery = z
   .object({
     status: ScheduleStatus.optional(),
-    timing_kind: z.enum(['ONE_TIME', 'DELAY', 'INTERVAL', 'RECURRENCE', 'CRON', 'DEADLINE']).optional(),
+    timing_kind: z.enum(TIMING_KINDS).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z
       .string()
