@@ -1,7 +1,7 @@
 // Views of model values as plain functions without zod: the schedule workflow imports them, and a workflow
 // bundle that reached zod would carry every contract schema into each workflow's context (measured in
 // bench/scheduler/versus-schedules.ts: a 2.9 MB bundle instead of 1.6 MB, set up per cached workflow).
-import type { NextRun } from './contracts.js';
+import type { NextRun, Schedule, ScheduleIdentity, ScheduleSpec, ScheduleStatus } from './contracts.js';
 
 /** A calendar slot as the API shows it. */
 export function toNextRun(slot: {
@@ -37,3 +37,54 @@ export const isTerminal = (status: string): boolean => TERMINAL_STATUSES.has(sta
 export const DELETED_VISIBLE_STATUS = 'DELETED';
 export const visibleStatus = (status: string, deletedAt: string | null | undefined): string =>
   deletedAt ? DELETED_VISIBLE_STATUS : status;
+
+/** What a schedule.v1 document says beyond its identity and definition. */
+export interface ScheduleFacts {
+  status: ScheduleStatus;
+  version: number;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  pauseNote: string | null;
+  ownerRevokedAt: string | null;
+  deletedAt: string | null;
+}
+
+/** The schedule.v1 document: the workflow's describe and the SDK's answers build it here, field for field. */
+export function scheduleDocument(identity: ScheduleIdentity, spec: ScheduleSpec, f: ScheduleFacts): Schedule {
+  return {
+    contract: 'schedule.v1',
+    ...identity,
+    ...spec,
+    status: f.status,
+    version: f.version,
+    next_run_at: f.nextRunAt,
+    last_run_at: f.lastRunAt,
+    created_at: f.createdAt,
+    updated_at: f.updatedAt,
+    pause_note: f.pauseNote,
+    owner_revoked_at: f.ownerRevokedAt,
+    deleted_at: f.deletedAt,
+  };
+}
+
+/** A schedule as it is created: version 1, never run, never edited. */
+export const newScheduleDocument = (
+  identity: ScheduleIdentity,
+  spec: ScheduleSpec,
+  createdAt: string,
+  status: ScheduleStatus,
+  nextRunAt: string | null,
+): Schedule =>
+  scheduleDocument(identity, spec, {
+    status,
+    version: 1,
+    nextRunAt,
+    lastRunAt: null,
+    createdAt,
+    updatedAt: createdAt,
+    pauseNote: null,
+    ownerRevokedAt: null,
+    deletedAt: null,
+  });

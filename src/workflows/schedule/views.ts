@@ -2,7 +2,7 @@
 // view), the next runs, and what listings and the Web UI see. No `wf.*` call: unit-testable on plain values.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { NextRun, ScheduleDescription } from '../../model/contracts.js';
-import { isTerminal, toNextRun, visibleStatus } from '../../model/views.js';
+import { isTerminal, scheduleDocument, toNextRun, visibleStatus } from '../../model/views.js';
 import { markdownLiteral } from '../markdown.js';
 import { scheduleAttributes } from '../search-attributes.js';
 import { NEXT_RUNS_SHOWN, type ScheduleState } from './state.js';
@@ -15,20 +15,17 @@ export const nextFireAt = (s: ScheduleState): string | null =>
 
 export function describe(s: ScheduleState): ScheduleDescription {
   return {
-    schedule: {
-      contract: 'schedule.v1',
-      ...s.identity,
-      ...s.spec,
+    schedule: scheduleDocument(s.identity, s.spec, {
       status: s.status,
       version: s.version,
-      next_run_at: isTerminal(s.status) ? null : nextFireAt(s),
-      last_run_at: s.lastRunAt,
-      created_at: s.createdAt,
-      updated_at: s.updatedAt,
-      pause_note: s.pauseNote,
-      owner_revoked_at: s.ownerRevoked?.at ?? null,
-      deleted_at: s.deletedAt ?? null,
-    },
+      nextRunAt: isTerminal(s.status) ? null : nextFireAt(s),
+      lastRunAt: s.lastRunAt,
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+      pauseNote: s.pauseNote,
+      ownerRevokedAt: s.ownerRevoked?.at ?? null,
+      deletedAt: s.deletedAt ?? null,
+    }),
     next_runs: isTerminal(s.status) ? [] : nextRuns(s),
     recent_occurrences: s.occurrences,
     running: s.occurrences
