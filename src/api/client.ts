@@ -85,6 +85,7 @@ import {
   PROCESS_BACKFILL_LEDGER,
   WORKFLOW_BACKFILL_LIMIT,
 } from './quotas.js';
+import { backoff, type RetryPolicy, retry } from './retry.js';
 import { IN_PROCESS_SLOTS, type SlotRunner } from './slot-runner.js';
 
 export interface SchedulerClientOptions {
@@ -177,8 +178,22 @@ const GRPC_NOT_FOUND = 5;
 const GRPC_RESOURCE_EXHAUSTED = 8;
 const GRPC_FAILED_PRECONDITION = 9;
 const GRPC_UNAVAILABLE = 14;
-const UPDATE_ATTEMPTS = 6;
-const STALE_CLOCK_QUERY_ATTEMPTS = 6;
+/** FAILED_PRECONDITION: the update's workflow task failed (see runUpdate). */
+const UPDATE_RETRY: RetryPolicy = {
+  attempts: 6,
+  delay: backoff({ firstMs: 250, maxMs: 4000 }),
+  transient: (err) => (err as { cause?: { code?: number } }).cause?.code === GRPC_FAILED_PRECONDITION,
+};
+/**
+ * A query the stale-clock guard refused (STALE_CLOCK_REFUSAL) raced new history of the schedule; asked
+ * again it is answered by a worker that rebuilt the schedule at its own task's time.
+ */
+const STALE_CLOCK_RETRY: RetryPolicy = {
+  attempts: 6,
+  delay: backoff({ firstMs: 25 }),
+  transient: (err) => err instanceof Error && err.message.includes(STALE_CLOCK_REFUSAL),
+  exhausted: () => unavailable(),
+};
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
 const ALWAYS_CHECKED = TenantPolicy.openToAll();
@@ -503,17 +518,13 @@ export class SchedulerClient {
     arg: Arg,
   ): Promise<Ret> {
     const updateId = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.callLive(scheduleId, () =>
+    return await retry(
+      () =>
+        this.callLive(scheduleId, () =>
           this.handle(scheduleId).executeUpdate(update, { args: [arg], updateId }),
-        );
-      } catch (err) {
-        const transient = (err as { cause?: { code?: number } }).cause?.code === GRPC_FAILED_PRECONDITION;
-        if (!transient || attempt >= UPDATE_ATTEMPTS) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** (attempt - 1), 4000)));
-      }
-    }
+        ),
+      UPDATE_RETRY,
+    );
   }
 
   /**
@@ -641,19 +652,9 @@ export class SchedulerClient {
 
   /** The workflow's own answer; UNAVAILABLE when its worker does not answer within `readTimeoutMs`. */
   async describe(scheduleId: string): Promise<ScheduleDescription> {
-    return await this.read(scheduleId, async () => {
-      // A query the stale-clock guard refused (STALE_CLOCK_REFUSAL) raced new history of the schedule;
-      // asked again it is answered by a worker that rebuilt the schedule at its own task's time.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.handle(scheduleId).query(describeQuery);
-        } catch (err) {
-          if (!(err instanceof Error && err.message.includes(STALE_CLOCK_REFUSAL))) throw err;
-          if (attempt >= STALE_CLOCK_QUERY_ATTEMPTS) throw unavailable();
-          await new Promise((r) => setTimeout(r, 25 * 2 ** (attempt - 1)));
-        }
-      }
-    });
+    return await this.read(scheduleId, () =>
+      retry(() => this.handle(scheduleId).query(describeQuery), STALE_CLOCK_RETRY),
+    );
   }
 
   async get(scheduleId: string): Promise<Schedule> {

@@ -6,6 +6,7 @@ import { productionReasons } from '../../config.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
 import { reconcileOwners } from '../owners.js';
+import { backoff } from '../retry.js';
 import type { CalendarPoolOptions } from './calendar-pool.js';
 import { createApiMetrics } from './metrics.js';
 import { buildApi } from './server.js';
@@ -153,8 +154,8 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
   };
 }
 
-const RECONCILE_RETRY_FIRST_MS = 1_000;
 const RECONCILE_RETRY_MAX_MS = 30_000;
+const reconcileBackoff = backoff({ firstMs: 1_000, maxMs: RECONCILE_RETRY_MAX_MS });
 
 /**
  * Runs the owner reconcile one at a time: on request (start, key reload), every `intervalMs`, and again
@@ -169,7 +170,7 @@ export function ownerReconciler(options: {
   let running = false;
   let again = false;
   let stopped = false;
-  let retryMs = RECONCILE_RETRY_FIRST_MS;
+  let failures = 0;
   let timer: NodeJS.Timeout | null = null;
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -181,16 +182,17 @@ export function ownerReconciler(options: {
     running = true;
     try {
       const { revoked } = await options.reconcile();
-      retryMs = RECONCILE_RETRY_FIRST_MS;
+      failures = 0;
       if (revoked.length > 0)
         options.log(`owners without a key: ${revoked.length} schedule(s) now refuse their slots`);
       schedule(options.intervalMs);
     } catch (err) {
+      failures += 1;
+      const retryMs = reconcileBackoff(failures);
       options.log(
         `could not check schedule owners against the keys (retrying in ${retryMs / 1000} s): ${(err as Error).message}`,
       );
       schedule(retryMs);
-      retryMs = Math.min(retryMs * 2, RECONCILE_RETRY_MAX_MS);
     } finally {
       running = false;
       if (again && !stopped) {
