@@ -195,6 +195,8 @@ const STALE_CLOCK_RETRY: RetryPolicy = {
   exhausted: () => unavailable(),
 };
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
+/** The largest page a listing asks visibility for. */
+const MAX_PAGE_SIZE = 100;
 /** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
 const ALWAYS_CHECKED = TenantPolicy.openToAll();
 
@@ -682,57 +684,65 @@ export class SchedulerClient {
     const query = this.listQuery(filter);
     const secret = this.options.cursorSecret ?? PROCESS_CURSOR_SECRET;
     const token = filter.cursor ? decodeCursor(secret, filter.cursor, query) : undefined;
-    const page = await this.call('', () =>
-      this.options.client.workflowService.listWorkflowExecutions({
-        namespace: this.options.client.options.namespace,
-        query,
-        pageSize: Math.min(Math.max(filter.limit ?? 20, 1), 100),
-        ...(token ? { nextPageToken: token } : {}),
-      }),
-    ).catch((err) => {
+    const pageSize = Math.min(Math.max(filter.limit ?? 20, 1), MAX_PAGE_SIZE);
+    const listed = await this.visibleIds(query, pageSize, token).catch((err) => {
       // A token we signed that the server no longer takes (it changed since, or its visibility store did):
       // the caller's cursor, not our fault. Without a cursor the query is ours alone: left a server error.
       if (token && grpcCode(err) === GRPC_INVALID_ARGUMENT) throw cursorRefused();
       throw err;
     });
-    const ids = (page.executions ?? []).flatMap((execution) => {
-      const named = scheduleIdOf(execution.execution?.workflowId ?? '');
-      return named ? [named.scheduleId] : [];
-    });
-    const items = await Promise.all(
-      ids.map((id) =>
-        this.get(id).catch((err) => {
-          // Deleted between the listing and the read: not part of the page.
-          if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
-          throw err;
-        }),
-      ),
-    );
-    const next = page.nextPageToken;
     return {
-      items: items.filter((item): item is Schedule => item !== null),
-      next_cursor: next && next.length > 0 ? encodeCursor(secret, next, query) : null,
+      items: await this.readAll(listed.ids),
+      next_cursor: listed.next ? encodeCursor(secret, listed.next, query) : null,
     };
   }
 
+  /** Every schedule of the tenant (deleted ones included, as before 0.2), up to `limit`, page by page. */
   async list(filter: { status?: Schedule['status']; limit?: number } = {}): Promise<Schedule[]> {
-    // As before 0.2: every schedule of the tenant, deleted ones included.
     const query = this.listQuery({
       ...(filter.status ? { status: filter.status } : {}),
       include_deleted: true,
     });
     const schedules: Schedule[] = [];
-    for await (const execution of this.options.client.workflow.list({ query })) {
-      const id = execution.searchAttributes?.[ScheduleIdKey.name]?.[0];
-      if (typeof id !== 'string') continue;
-      try {
-        schedules.push(await this.get(id));
-      } catch (err) {
-        if (!(err instanceof SchedulerError && err.code === 'NOT_FOUND')) throw err;
-      }
-      if (filter.limit && schedules.length >= filter.limit) break;
-    }
+    let token: Uint8Array | undefined;
+    do {
+      const wanted = filter.limit ? filter.limit - schedules.length : MAX_PAGE_SIZE;
+      const listed = await this.visibleIds(query, Math.min(wanted, MAX_PAGE_SIZE), token);
+      schedules.push(...(await this.readAll(listed.ids)));
+      token = listed.next;
+    } while (token && !(filter.limit && schedules.length >= filter.limit));
     return schedules;
+  }
+
+  /** The schedule IDs of one visibility page of `query`, and the server's token for the next page. */
+  private async visibleIds(query: string, pageSize: number, token: Uint8Array | undefined) {
+    const page = await this.call('', () =>
+      this.options.client.workflowService.listWorkflowExecutions({
+        namespace: this.options.client.options.namespace,
+        query,
+        pageSize,
+        ...(token ? { nextPageToken: token } : {}),
+      }),
+    );
+    const ids = (page.executions ?? []).flatMap((execution) => {
+      const named = scheduleIdOf(execution.execution?.workflowId ?? '');
+      return named ? [named.scheduleId] : [];
+    });
+    const next = page.nextPageToken;
+    return { ids, next: next && next.length > 0 ? next : undefined };
+  }
+
+  /** The schedules of `ids`, read from their workflows; one deleted since it was listed is left out. */
+  private async readAll(ids: string[]): Promise<Schedule[]> {
+    const items = await Promise.all(
+      ids.map((id) =>
+        this.get(id).catch((err) => {
+          if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
+          throw err;
+        }),
+      ),
+    );
+    return items.filter((item): item is Schedule => item !== null);
   }
 
   async update(scheduleId: string, request: EditRequestInput): Promise<EditResult> {
