@@ -32,6 +32,7 @@ import {
   TriggerRequest,
   toNextRun,
 } from '../model/contracts.js';
+import { ListOccurrencesQuery, type OccurrencePage, PatchScheduleRequest } from '../model/http.js';
 import { scheduleIdOf, scheduleWorkflowId } from '../model/ids.js';
 import {
   calendarOptionsOf,
@@ -78,6 +79,7 @@ import {
   SchedulerError,
   validationError,
 } from './errors.js';
+import { asEdited, mergedSpec, type PatchScheduleInput, VersionConflictError } from './patch.js';
 import {
   type BackfillSlotLedger,
   checkMinInterval,
@@ -85,7 +87,7 @@ import {
   PROCESS_BACKFILL_LEDGER,
   WORKFLOW_BACKFILL_LIMIT,
 } from './quotas.js';
-import { backoff, type RetryPolicy, retry } from './retry.js';
+import { backoff, poll, type RepeatPolicy, type RetryPolicy, retry } from './retry.js';
 import { IN_PROCESS_SLOTS, type SlotRunner } from './slot-runner.js';
 
 export interface SchedulerClientOptions {
@@ -146,6 +148,14 @@ export interface ListFilter {
   include_deleted?: boolean;
 }
 
+export interface SettleOptions {
+  /**
+   * Signals are asynchronous: answer the schedule once the signal shows in it, read again every 100 ms
+   * for up to 2 s (then as it is).
+   */
+  wait: true;
+}
+
 export interface SchedulePage {
   items: Schedule[];
   next_cursor: string | null;
@@ -197,6 +207,7 @@ const STALE_CLOCK_RETRY: RetryPolicy = {
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /** The largest page a listing asks visibility for. */
 const MAX_PAGE_SIZE = 100;
+const SETTLE_POLL: RepeatPolicy = { attempts: 21, delay: backoff({ firstMs: 100, factor: 1 }) };
 /** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
 const ALWAYS_CHECKED = TenantPolicy.openToAll();
 
@@ -764,19 +775,53 @@ export class SchedulerClient {
     });
   }
 
-  async pause(scheduleId: string, note?: string): Promise<void> {
+  /**
+   * Changes the definition fields given, each replacing the current one whole (`null` clears an optional
+   * one), on the schedule as it is at `expected_version`; a stale version is a VersionConflictError naming
+   * the current one. Answers the schedule as this change left it, even when another edit landed since.
+   */
+  async patch(scheduleId: string, changes: PatchScheduleInput): Promise<Schedule> {
+    const { expected_version, contract, ...fields } = parseOrThrow(PatchScheduleRequest, changes);
+    const current = await this.get(scheduleId);
+    checkContract(contract);
+    if (expected_version !== current.version)
+      throw new VersionConflictError(expected_version, current.version);
+    const spec = mergedSpec(current, fields);
+    const edited = await this.update(scheduleId, { expected_version, spec }).catch(async (err) => {
+      if (!(err instanceof SchedulerError && err.code === 'VERSION_CONFLICT')) throw err;
+      throw new VersionConflictError(expected_version, (await this.get(scheduleId)).version);
+    });
+    const after = await this.get(scheduleId);
+    return after.version === edited.version ? after : asEdited(current, spec, edited, after);
+  }
+
+  /** Pauses the schedule; with `{ wait: true }`, answers it once the pause shows (see SettleOptions). */
+  pause(scheduleId: string, note?: string): Promise<undefined>;
+  pause(scheduleId: string, note: string | undefined, options: SettleOptions): Promise<Schedule>;
+  async pause(scheduleId: string, note?: string, options?: SettleOptions): Promise<Schedule | undefined> {
     await this.callLive(scheduleId, () => this.handle(scheduleId).signal(pauseSignal, note ? { note } : {}));
+    return options?.wait ? await this.settled(scheduleId, (s) => s.status !== 'ACTIVE') : undefined;
   }
 
   /**
    * Resumes a paused schedule. On a schedule whose owner was revoked, it also takes the schedule over
    * (an update, which no other schedule's signal can imitate): the caller becomes its owner and slots are
-   * handed off again.
+   * handed off again. With `{ wait: true }`, answers the schedule once the resume shows.
    */
-  async resume(scheduleId: string): Promise<void> {
+  resume(scheduleId: string): Promise<undefined>;
+  resume(scheduleId: string, options: SettleOptions): Promise<Schedule>;
+  async resume(scheduleId: string, options?: SettleOptions): Promise<Schedule | undefined> {
     const { owner_ref } = this.options.principal;
     await this.runUpdate(scheduleId, takeOverUpdate, { owner_ref });
     await this.callLive(scheduleId, () => this.handle(scheduleId).signal(resumeSignal, { owner_ref }));
+    return options?.wait
+      ? await this.settled(scheduleId, (s) => s.status !== 'PAUSED' && s.owner_revoked_at === null)
+      : undefined;
+  }
+
+  /** The schedule once `shows` holds for it, or as it is when the settle polls ran out. */
+  private async settled(scheduleId: string, shows: (schedule: Schedule) => boolean): Promise<Schedule> {
+    return await poll(() => this.get(scheduleId), shows, SETTLE_POLL);
   }
 
   async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {
@@ -871,6 +916,24 @@ export class SchedulerClient {
 
   async listOccurrences(scheduleId: string): Promise<Occurrence[]> {
     return (await this.describe(scheduleId)).recent_occurrences;
+  }
+
+  /** A page of the schedule's recent occurrences, newest first; `cursor` is the previous page's `next_cursor`. */
+  async listOccurrencesPage(
+    scheduleId: string,
+    page: { limit?: number; cursor?: string } = {},
+  ): Promise<OccurrencePage> {
+    const { limit, cursor } = parseOrThrow(ListOccurrencesQuery, page);
+    // Slots carry their zone's offset (manual ones UTC): compare instants, not strings.
+    const newestFirst = [...(await this.listOccurrences(scheduleId))].sort(
+      (a, b) => Date.parse(b.scheduled_for) - Date.parse(a.scheduled_for),
+    );
+    const offset = Number(cursor ?? 0);
+    const end = offset + limit;
+    return {
+      items: newestFirst.slice(offset, end),
+      next_cursor: end < newestFirst.length ? String(end) : null,
+    };
   }
 
   /** The next runs of a definition, computed locally (no server). */

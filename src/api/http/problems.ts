@@ -10,6 +10,7 @@ import {
   type SchedulerErrorCode,
   unknownFieldReason,
 } from '../errors.js';
+import { VersionConflictError } from '../patch.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -215,6 +216,14 @@ export function renderProblem(err: unknown, instance: string | undefined): Rende
       `${first.field ?? part}: ${first.reason}${errors.length > 1 ? ` (and ${errors.length - 1} more issue${errors.length > 2 ? 's' : ''}, see errors)` : ''}`,
       { field: first.field, errors, code: 'VALIDATION' },
     );
+  }
+  // Its reason names expected_version itself, and the version to base on is a field of its own.
+  if (err instanceof VersionConflictError) {
+    return make('version-conflict', err.reason, {
+      code: err.code,
+      field: err.field,
+      current_version: err.currentVersion,
+    });
   }
   if (err instanceof SchedulerError) {
     const slug = bySchedulerCode[err.code];

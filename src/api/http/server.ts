@@ -27,14 +27,12 @@ import {
   BackfillRequest,
   BackfillResult,
   CancelRequest,
-  type EditResult,
   NextRun,
   Occurrence,
   PauseRequest,
   Schedule,
   ScheduleDescription,
   ScheduleSpec,
-  specOf,
   TriggerRequest,
 } from '../../model/contracts.js';
 import {
@@ -53,7 +51,7 @@ import {
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { BearerSecret, type KeyRing, type Principal } from '../auth.js';
 import { previewRunsOn, SchedulerClient } from '../client.js';
-import { checkContract, SchedulerError, validationError } from '../errors.js';
+import { SchedulerError } from '../errors.js';
 import { BackfillSlotLedger } from '../quotas.js';
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE, FailedAuthThrottle } from './auth-throttle.js';
 import { type CalendarPoolOptions, calendarRunner, DEFAULT_CALENDAR_POOL } from './calendar-pool.js';
@@ -444,16 +442,6 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   const withDeadline = <T>(fn: () => Promise<T>): Promise<T> =>
     deps.client.connection.withDeadline(Date.now() + timeoutMs, fn);
 
-  /** Signals are asynchronous: show the schedule once the signal took effect (or as it is, after a while). */
-  const settled = async (sdk: SchedulerClient, id: string, done: (s: Schedule) => boolean) => {
-    let schedule = await sdk.get(id);
-    for (let i = 0; i < 20 && !done(schedule); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      schedule = await sdk.get(id);
-    }
-    return schedule;
-  };
-
   app.get('/problems/:slug', { schema: { hide: true } }, async (request) => {
     // An own property only: `constructor` or `__proto__` are no problem types.
     const { slug } = request.params as { slug: string };
@@ -647,47 +635,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         response: { 200: Schedule, ...problemResponses(...common, 403, 404, 409, 422) },
       },
     },
-    async (request) => {
-      const sdk = sdkFor(request);
-      const id = request.params.id;
-      return withDeadline(async () => {
-        const current = await sdk.get(id);
-        const { expected_version, contract, ...changes } = request.body;
-        checkContract(contract as string | undefined);
-        if (expected_version !== current.version) throw versionConflict(expected_version, current.version);
-        const merged: Record<string, unknown> = { ...specOf(current) };
-        for (const [key, value] of Object.entries(changes)) {
-          if (value === null) delete merged[key];
-          else if (value !== undefined) merged[key] = value;
-        }
-        const spec = ScheduleSpec.safeParse(merged);
-        if (!spec.success) throw validationError(spec.error)!;
-        let edited: EditResult;
-        try {
-          edited = await sdk.update(id, { expected_version, spec: spec.data });
-        } catch (err) {
-          if (err instanceof SchedulerError && err.code === 'VERSION_CONFLICT') {
-            throw versionConflict(expected_version, (await sdk.get(id)).version);
-          }
-          throw err;
-        }
-        // The answer is the schedule as this edit left it, even when another edit landed since (a client
-        // must learn which version its own change made): read back when nothing did, else built from
-        // the definition it wrote and what the edit returned.
-        const after = await sdk.get(id);
-        if (after.version === edited.version) return after;
-        const serverOwned = Object.fromEntries(
-          Object.entries(current).filter(([key]) => !(key in ScheduleSpec.shape)),
-        );
-        return {
-          ...serverOwned,
-          ...spec.data,
-          version: edited.version,
-          next_run_at: edited.next_runs[0]?.fire_at ?? null,
-          updated_at: after.updated_at,
-        } as Schedule;
-      });
-    },
+    async (request) => withDeadline(() => sdkFor(request).patch(request.params.id, request.body)),
   );
 
   api.post(
@@ -701,14 +649,8 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
       },
     },
-    async (request) => {
-      const sdk = sdkFor(request);
-      const id = request.params.id;
-      return withDeadline(async () => {
-        await sdk.pause(id, request.body.note);
-        return settled(sdk, id, (s) => s.status !== 'ACTIVE');
-      });
-    },
+    async (request) =>
+      withDeadline(() => sdkFor(request).pause(request.params.id, request.body.note, { wait: true })),
   );
 
   api.post(
@@ -722,14 +664,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
       },
     },
-    async (request) => {
-      const sdk = sdkFor(request);
-      const id = request.params.id;
-      return withDeadline(async () => {
-        await sdk.resume(id);
-        return settled(sdk, id, (s) => s.status !== 'PAUSED' && s.owner_revoked_at === null);
-      });
-    },
+    async (request) => withDeadline(() => sdkFor(request).resume(request.params.id, { wait: true })),
   );
 
   api.post(
@@ -807,19 +742,8 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
         response: { 200: OccurrencePage, ...problemResponses(...common, 404) },
       },
     },
-    async (request) => {
-      const { recent_occurrences } = await withDeadline(() => sdkFor(request).describe(request.params.id));
-      // Slots carry their zone's offset (manual ones UTC): compare instants, not strings.
-      const newestFirst = [...recent_occurrences].sort(
-        (a, b) => Date.parse(b.scheduled_for) - Date.parse(a.scheduled_for),
-      );
-      const offset = Number(request.query.cursor ?? 0);
-      const end = offset + request.query.limit;
-      return {
-        items: newestFirst.slice(offset, end),
-        next_cursor: end < newestFirst.length ? String(end) : null,
-      };
-    },
+    async (request) =>
+      withDeadline(() => sdkFor(request).listOccurrencesPage(request.params.id, request.query)),
   );
 
   api.post(
@@ -859,12 +783,4 @@ function sendProblem(reply: FastifyReply, rendered: RenderedProblem) {
     .headers(rendered.headers)
     .type(PROBLEM_CONTENT_TYPE)
     .send(rendered.body);
-}
-
-function versionConflict(expected: number, current: number): HttpProblem {
-  return new HttpProblem(
-    'version-conflict',
-    `expected_version ${expected} but the schedule is at version ${current}: read it again and re-apply your change`,
-    { code: 'VERSION_CONFLICT', field: 'expected_version', current_version: current },
-  );
 }
