@@ -3,7 +3,7 @@
 import { maxHeaderSize } from 'node:http';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { Problem } from '../../model/http.js';
+import { Problem } from '../../model/http.js';
 import {
   QuotaExceededError,
   SchedulerError,
@@ -131,6 +131,23 @@ export class HttpProblem extends Error {
     super(detail);
   }
 }
+
+/** The OpenAPI responses of `statuses`: each a problem, described by the titles of its problem types. */
+export const problemResponses = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: Object.values(problemTypes)
+          .filter((t) => t.status === status)
+          .map((t) => t.title)
+          .join(' / '),
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } },
+      },
+    ]),
+  );
+/** What every authenticated /v1 route can answer besides its success. */
+export const COMMON_PROBLEMS = [400, 401, 413, 415, 429, 431, 503];
 
 const bySchedulerCode: Record<SchedulerErrorCode, string> = {
   VALIDATION: 'unprocessable',
