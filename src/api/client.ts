@@ -207,6 +207,7 @@ const STALE_CLOCK_RETRY: RetryPolicy = {
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /** The largest page a listing asks visibility for. */
 const MAX_PAGE_SIZE = 100;
+/** SettleOptions' watch: the first read and 20 more, 100 ms apart. */
 const SETTLE_POLL: RepeatPolicy = { attempts: 21, delay: backoff({ firstMs: 100, factor: 1 }) };
 /** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
 const ALWAYS_CHECKED = TenantPolicy.openToAll();

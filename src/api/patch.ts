@@ -12,15 +12,14 @@ export type PatchScheduleInput = z.input<typeof PatchScheduleRequest>;
 /** A stale `expected_version`: the caller reads the schedule again (`currentVersion`) and re-applies its change. */
 export class VersionConflictError extends SchedulerError {
   override name = 'VersionConflictError';
-  constructor(
-    readonly expectedVersion: number,
-    readonly currentVersion: number,
-  ) {
-    super(
-      'VERSION_CONFLICT',
-      `expected_version ${expectedVersion} but the schedule is at version ${currentVersion}: read it again and re-apply your change`,
-      'expected_version',
-    );
+  readonly expectedVersion: number;
+  readonly currentVersion: number;
+
+  constructor(expected: number, current: number) {
+    const reason = `expected_version ${expected} but the schedule is at version ${current}: read it again and re-apply your change`;
+    super('VERSION_CONFLICT', reason, 'expected_version');
+    this.expectedVersion = expected;
+    this.currentVersion = current;
   }
 }
 

@@ -5,7 +5,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import { FailedAuthThrottle } from './auth-throttle.js';
-import { HttpProblem } from './problems.js';
+import { HttpProblem, unauthorized } from './problems.js';
 import type { ApiDependencies } from './server.js';
 import { requestCost, TenantRateLimiter } from './tenant-rate-limit.js';
 
@@ -65,17 +65,14 @@ export function throttleFailedAuthentication(app: FastifyInstance, perMinute: nu
  * explicitly public, unmatched paths included, needs a key.
  */
 export function authenticate(app: FastifyInstance, deps: ApiDependencies): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     if (isPublicRoute(request.routeOptions.url)) return;
     request.principal = deps.keys().authenticate(request.headers.authorization);
     if (!request.principal) {
-      reply.header('www-authenticate', 'Bearer');
-      throw new HttpProblem(
-        'unauthorized',
-        request.headers.authorization
-          ? 'the API key is not valid: check it, or ask the operator for one'
-          : 'missing Authorization header: send `Authorization: Bearer <API key>`',
-        { code: 'UNAUTHORIZED' },
+      throw unauthorized(
+        request.headers.authorization,
+        'the API key is not valid: check it, or ask the operator for one',
+        'missing Authorization header: send `Authorization: Bearer <API key>`',
       );
     }
   });

@@ -5,7 +5,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Health } from '../../../model/http.js';
 import { BearerSecret } from '../../auth.js';
 import type { ApiMetrics } from '../metrics.js';
-import { HttpProblem, problemResponses, problemTypes, RETRY_AFTER_SECONDS } from '../problems.js';
+import {
+  HttpProblem,
+  problemResponses,
+  problemTypes,
+  RETRY_AFTER_SECONDS,
+  unauthorized,
+} from '../problems.js';
 import type { Readiness } from '../readiness.js';
 
 export interface OpsRouteOptions {
@@ -46,13 +52,10 @@ function prometheusMetrics(app: App, options: OpsRouteOptions, metrics: ApiMetri
       );
     }
     if (token && !token.matches(request.headers.authorization)) {
-      reply.header('www-authenticate', 'Bearer');
-      throw new HttpProblem(
-        'unauthorized',
-        request.headers.authorization
-          ? 'the metrics token is not valid'
-          : 'missing Authorization header: send `Authorization: Bearer <SCHEDULER_METRICS_TOKEN>`',
-        { code: 'UNAUTHORIZED' },
+      throw unauthorized(
+        request.headers.authorization,
+        'the metrics token is not valid',
+        'missing Authorization header: send `Authorization: Bearer <SCHEDULER_METRICS_TOKEN>`',
       );
     }
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.render());
