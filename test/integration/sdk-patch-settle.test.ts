@@ -6,9 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerClient, type SchedulerClientOptions } from '../../src/api/client.js';
 import { VersionConflictError } from '../../src/api/patch.js';
 import type { Schedule } from '../../src/model/contracts.js';
-import { TenantPolicy } from '../../src/model/tenant-policy.js';
-import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
-import { JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
+import { JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, startWorker, stopStack } from './support.js';
 
 const spec = {
   target: { type: 'JOB' as const, job_type: 'recordedJob' },
@@ -39,8 +37,6 @@ class InterleavedClient extends SchedulerClient {
 
 describe('SDK patch and settle (dev server)', () => {
   let stack: Stack;
-  let worker: SchedulerWorker;
-  let running: Promise<void>;
   const options = (): SchedulerClientOptions => ({
     client: stack.client,
     taskQueue: SCHEDULER_QUEUE,
@@ -50,18 +46,9 @@ describe('SDK patch and settle (dev server)', () => {
 
   beforeAll(async () => {
     stack = await startStack('sdk-patch-settle');
-    worker = await createSchedulerWorker({
-      address: stack.server.address,
-      namespace: 'default',
-      taskQueue: SCHEDULER_QUEUE,
-      client: stack.client,
-      tenantPolicy: () => TenantPolicy.openToAll(),
-    });
-    running = worker.run();
+    await startWorker(stack, { ROLES: 'scheduler' });
   });
   afterAll(async () => {
-    worker?.shutdown();
-    await running?.catch(() => {});
     await stopStack(stack);
   });
 
