@@ -10,8 +10,10 @@ export {
   type SchedulePage,
   SchedulerClient,
   type SchedulerClientOptions,
+  type SettleOptions,
 } from './api/client.js';
 export { ErrorBody, SchedulerError, SchedulerErrorCode } from './api/errors.js';
+export { type PatchScheduleInput, VersionConflictError } from './api/patch.js';
 export {
   CalendarOptions,
   CalendarWindow,

@@ -32,6 +32,7 @@ import {
   TriggerRequest,
   toNextRun,
 } from '../model/contracts.js';
+import { ListOccurrencesQuery, type OccurrencePage, PatchScheduleRequest } from '../model/http.js';
 import { scheduleIdOf, scheduleWorkflowId } from '../model/ids.js';
 import {
   calendarOptionsOf,
@@ -78,6 +79,7 @@ import {
   SchedulerError,
   validationError,
 } from './errors.js';
+import { asEdited, mergedSpec, type PatchScheduleInput, VersionConflictError } from './patch.js';
 import {
   type BackfillSlotLedger,
   checkMinInterval,
@@ -85,6 +87,7 @@ import {
   PROCESS_BACKFILL_LEDGER,
   WORKFLOW_BACKFILL_LIMIT,
 } from './quotas.js';
+import { backoff, poll, type RepeatPolicy, type RetryPolicy, retry } from './retry.js';
 import { IN_PROCESS_SLOTS, type SlotRunner } from './slot-runner.js';
 
 export interface SchedulerClientOptions {
@@ -145,6 +148,14 @@ export interface ListFilter {
   include_deleted?: boolean;
 }
 
+export interface SettleOptions {
+  /**
+   * Signals are asynchronous: answer the schedule once the signal shows in it, read again every 100 ms
+   * for up to 2 s (then as it is).
+   */
+  wait: true;
+}
+
 export interface SchedulePage {
   items: Schedule[];
   next_cursor: string | null;
@@ -177,9 +188,27 @@ const GRPC_NOT_FOUND = 5;
 const GRPC_RESOURCE_EXHAUSTED = 8;
 const GRPC_FAILED_PRECONDITION = 9;
 const GRPC_UNAVAILABLE = 14;
-const UPDATE_ATTEMPTS = 6;
-const STALE_CLOCK_QUERY_ATTEMPTS = 6;
+/** FAILED_PRECONDITION: the update's workflow task failed (see runUpdate). */
+const UPDATE_RETRY: RetryPolicy = {
+  attempts: 6,
+  delay: backoff({ firstMs: 250, maxMs: 4000 }),
+  transient: (err) => (err as { cause?: { code?: number } }).cause?.code === GRPC_FAILED_PRECONDITION,
+};
+/**
+ * A query the stale-clock guard refused (STALE_CLOCK_REFUSAL) raced new history of the schedule; asked
+ * again it is answered by a worker that rebuilt the schedule at its own task's time.
+ */
+const STALE_CLOCK_RETRY: RetryPolicy = {
+  attempts: 6,
+  delay: backoff({ firstMs: 25 }),
+  transient: (err) => err instanceof Error && err.message.includes(STALE_CLOCK_REFUSAL),
+  exhausted: () => unavailable(),
+};
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
+/** The largest page a listing asks visibility for. */
+const MAX_PAGE_SIZE = 100;
+/** SettleOptions' watch: the first read and 20 more, 100 ms apart. */
+const SETTLE_POLL: RepeatPolicy = { attempts: 21, delay: backoff({ firstMs: 100, factor: 1 }) };
 /** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
 const ALWAYS_CHECKED = TenantPolicy.openToAll();
 
@@ -503,17 +532,13 @@ export class SchedulerClient {
     arg: Arg,
   ): Promise<Ret> {
     const updateId = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.callLive(scheduleId, () =>
+    return await retry(
+      () =>
+        this.callLive(scheduleId, () =>
           this.handle(scheduleId).executeUpdate(update, { args: [arg], updateId }),
-        );
-      } catch (err) {
-        const transient = (err as { cause?: { code?: number } }).cause?.code === GRPC_FAILED_PRECONDITION;
-        if (!transient || attempt >= UPDATE_ATTEMPTS) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** (attempt - 1), 4000)));
-      }
-    }
+        ),
+      UPDATE_RETRY,
+    );
   }
 
   /**
@@ -641,19 +666,9 @@ export class SchedulerClient {
 
   /** The workflow's own answer; UNAVAILABLE when its worker does not answer within `readTimeoutMs`. */
   async describe(scheduleId: string): Promise<ScheduleDescription> {
-    return await this.read(scheduleId, async () => {
-      // A query the stale-clock guard refused (STALE_CLOCK_REFUSAL) raced new history of the schedule;
-      // asked again it is answered by a worker that rebuilt the schedule at its own task's time.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.handle(scheduleId).query(describeQuery);
-        } catch (err) {
-          if (!(err instanceof Error && err.message.includes(STALE_CLOCK_REFUSAL))) throw err;
-          if (attempt >= STALE_CLOCK_QUERY_ATTEMPTS) throw unavailable();
-          await new Promise((r) => setTimeout(r, 25 * 2 ** (attempt - 1)));
-        }
-      }
-    });
+    return await this.read(scheduleId, () =>
+      retry(() => this.handle(scheduleId).query(describeQuery), STALE_CLOCK_RETRY),
+    );
   }
 
   async get(scheduleId: string): Promise<Schedule> {
@@ -681,57 +696,65 @@ export class SchedulerClient {
     const query = this.listQuery(filter);
     const secret = this.options.cursorSecret ?? PROCESS_CURSOR_SECRET;
     const token = filter.cursor ? decodeCursor(secret, filter.cursor, query) : undefined;
-    const page = await this.call('', () =>
-      this.options.client.workflowService.listWorkflowExecutions({
-        namespace: this.options.client.options.namespace,
-        query,
-        pageSize: Math.min(Math.max(filter.limit ?? 20, 1), 100),
-        ...(token ? { nextPageToken: token } : {}),
-      }),
-    ).catch((err) => {
+    const pageSize = Math.min(Math.max(filter.limit ?? 20, 1), MAX_PAGE_SIZE);
+    const listed = await this.visibleIds(query, pageSize, token).catch((err) => {
       // A token we signed that the server no longer takes (it changed since, or its visibility store did):
       // the caller's cursor, not our fault. Without a cursor the query is ours alone: left a server error.
       if (token && grpcCode(err) === GRPC_INVALID_ARGUMENT) throw cursorRefused();
       throw err;
     });
-    const ids = (page.executions ?? []).flatMap((execution) => {
-      const named = scheduleIdOf(execution.execution?.workflowId ?? '');
-      return named ? [named.scheduleId] : [];
-    });
-    const items = await Promise.all(
-      ids.map((id) =>
-        this.get(id).catch((err) => {
-          // Deleted between the listing and the read: not part of the page.
-          if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
-          throw err;
-        }),
-      ),
-    );
-    const next = page.nextPageToken;
     return {
-      items: items.filter((item): item is Schedule => item !== null),
-      next_cursor: next && next.length > 0 ? encodeCursor(secret, next, query) : null,
+      items: await this.readAll(listed.ids),
+      next_cursor: listed.next ? encodeCursor(secret, listed.next, query) : null,
     };
   }
 
+  /** Every schedule of the tenant (deleted ones included, as before 0.2), up to `limit`, page by page. */
   async list(filter: { status?: Schedule['status']; limit?: number } = {}): Promise<Schedule[]> {
-    // As before 0.2: every schedule of the tenant, deleted ones included.
     const query = this.listQuery({
       ...(filter.status ? { status: filter.status } : {}),
       include_deleted: true,
     });
     const schedules: Schedule[] = [];
-    for await (const execution of this.options.client.workflow.list({ query })) {
-      const id = execution.searchAttributes?.[ScheduleIdKey.name]?.[0];
-      if (typeof id !== 'string') continue;
-      try {
-        schedules.push(await this.get(id));
-      } catch (err) {
-        if (!(err instanceof SchedulerError && err.code === 'NOT_FOUND')) throw err;
-      }
-      if (filter.limit && schedules.length >= filter.limit) break;
-    }
+    let token: Uint8Array | undefined;
+    do {
+      const wanted = filter.limit ? filter.limit - schedules.length : MAX_PAGE_SIZE;
+      const listed = await this.visibleIds(query, Math.min(wanted, MAX_PAGE_SIZE), token);
+      schedules.push(...(await this.readAll(listed.ids)));
+      token = listed.next;
+    } while (token && !(filter.limit && schedules.length >= filter.limit));
     return schedules;
+  }
+
+  /** The schedule IDs of one visibility page of `query`, and the server's token for the next page. */
+  private async visibleIds(query: string, pageSize: number, token: Uint8Array | undefined) {
+    const page = await this.call('', () =>
+      this.options.client.workflowService.listWorkflowExecutions({
+        namespace: this.options.client.options.namespace,
+        query,
+        pageSize,
+        ...(token ? { nextPageToken: token } : {}),
+      }),
+    );
+    const ids = (page.executions ?? []).flatMap((execution) => {
+      const named = scheduleIdOf(execution.execution?.workflowId ?? '');
+      return named ? [named.scheduleId] : [];
+    });
+    const next = page.nextPageToken;
+    return { ids, next: next && next.length > 0 ? next : undefined };
+  }
+
+  /** The schedules of `ids`, read from their workflows; one deleted since it was listed is left out. */
+  private async readAll(ids: string[]): Promise<Schedule[]> {
+    const items = await Promise.all(
+      ids.map((id) =>
+        this.get(id).catch((err) => {
+          if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
+          throw err;
+        }),
+      ),
+    );
+    return items.filter((item): item is Schedule => item !== null);
   }
 
   async update(scheduleId: string, request: EditRequestInput): Promise<EditResult> {
@@ -753,19 +776,53 @@ export class SchedulerClient {
     });
   }
 
-  async pause(scheduleId: string, note?: string): Promise<void> {
+  /**
+   * Changes the definition fields given, each replacing the current one whole (`null` clears an optional
+   * one), on the schedule as it is at `expected_version`; a stale version is a VersionConflictError naming
+   * the current one. Answers the schedule as this change left it, even when another edit landed since.
+   */
+  async patch(scheduleId: string, changes: PatchScheduleInput): Promise<Schedule> {
+    const { expected_version, contract, ...fields } = parseOrThrow(PatchScheduleRequest, changes);
+    const current = await this.get(scheduleId);
+    checkContract(contract);
+    if (expected_version !== current.version)
+      throw new VersionConflictError(expected_version, current.version);
+    const spec = mergedSpec(current, fields);
+    const edited = await this.update(scheduleId, { expected_version, spec }).catch(async (err) => {
+      if (!(err instanceof SchedulerError && err.code === 'VERSION_CONFLICT')) throw err;
+      throw new VersionConflictError(expected_version, (await this.get(scheduleId)).version);
+    });
+    const after = await this.get(scheduleId);
+    return after.version === edited.version ? after : asEdited(current, spec, edited, after);
+  }
+
+  /** Pauses the schedule; with `{ wait: true }`, answers it once the pause shows (see SettleOptions). */
+  pause(scheduleId: string, note?: string): Promise<undefined>;
+  pause(scheduleId: string, note: string | undefined, options: SettleOptions): Promise<Schedule>;
+  async pause(scheduleId: string, note?: string, options?: SettleOptions): Promise<Schedule | undefined> {
     await this.callLive(scheduleId, () => this.handle(scheduleId).signal(pauseSignal, note ? { note } : {}));
+    return options?.wait ? await this.settled(scheduleId, (s) => s.status !== 'ACTIVE') : undefined;
   }
 
   /**
    * Resumes a paused schedule. On a schedule whose owner was revoked, it also takes the schedule over
    * (an update, which no other schedule's signal can imitate): the caller becomes its owner and slots are
-   * handed off again.
+   * handed off again. With `{ wait: true }`, answers the schedule once the resume shows.
    */
-  async resume(scheduleId: string): Promise<void> {
+  resume(scheduleId: string): Promise<undefined>;
+  resume(scheduleId: string, options: SettleOptions): Promise<Schedule>;
+  async resume(scheduleId: string, options?: SettleOptions): Promise<Schedule | undefined> {
     const { owner_ref } = this.options.principal;
     await this.runUpdate(scheduleId, takeOverUpdate, { owner_ref });
     await this.callLive(scheduleId, () => this.handle(scheduleId).signal(resumeSignal, { owner_ref }));
+    return options?.wait
+      ? await this.settled(scheduleId, (s) => s.status !== 'PAUSED' && s.owner_revoked_at === null)
+      : undefined;
+  }
+
+  /** The schedule once `shows` holds for it, or as it is when the settle polls ran out. */
+  private async settled(scheduleId: string, shows: (schedule: Schedule) => boolean): Promise<Schedule> {
+    return await poll(() => this.get(scheduleId), shows, SETTLE_POLL);
   }
 
   async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {
@@ -860,6 +917,24 @@ export class SchedulerClient {
 
   async listOccurrences(scheduleId: string): Promise<Occurrence[]> {
     return (await this.describe(scheduleId)).recent_occurrences;
+  }
+
+  /** A page of the schedule's recent occurrences, newest first; `cursor` is the previous page's `next_cursor`. */
+  async listOccurrencesPage(
+    scheduleId: string,
+    page: { limit?: number; cursor?: string } = {},
+  ): Promise<OccurrencePage> {
+    const { limit, cursor } = parseOrThrow(ListOccurrencesQuery, page);
+    // Slots carry their zone's offset (manual ones UTC): compare instants, not strings.
+    const newestFirst = [...(await this.listOccurrences(scheduleId))].sort(
+      (a, b) => Date.parse(b.scheduled_for) - Date.parse(a.scheduled_for),
+    );
+    const offset = Number(cursor ?? 0);
+    const end = offset + limit;
+    return {
+      items: newestFirst.slice(offset, end),
+      next_cursor: end < newestFirst.length ? String(end) : null,
+    };
   }
 
   /** The next runs of a definition, computed locally (no server). */

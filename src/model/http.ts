@@ -100,6 +100,7 @@ export const OccurrencePage = z.object({
   items: z.array(Occurrence).describe('newest first'),
   next_cursor: z.string().nullable(),
 });
+export type OccurrencePage = z.infer<typeof OccurrencePage>;
 
 export const PreviewRequest = CalendarOptions.extend({
   timing: Timing,

@@ -192,6 +192,18 @@ describe('architecture: dependencies run one way', () => {
     ]).toEqual([]);
   });
 
+  it('HTTP routes reach Temporal only through the SDK: no route module imports a Temporal package', () => {
+    // The routes are thin adapters (src/api/http/routes): what an operation does with Temporal is the
+    // SchedulerClient's, so SDK, HTTP and CLI users get the same behaviour.
+    const routes = edges.filter((e) => e.file.startsWith('api/http/routes/'));
+    expect(routes.some((e) => e.target === 'api/client.ts')).toBe(true);
+    expect(
+      routes
+        .filter((e) => e.specifier.startsWith('@temporalio/'))
+        .map((e) => `${e.file} imports ${e.specifier}`),
+    ).toEqual([]);
+  });
+
   it("the package's client entry (src/index.ts) reaches no worker, server or test-kit code", () => {
     // What `import 'durable-scheduler'` loads: every module index.ts reaches through value imports.
     const reached = new Set<string>();

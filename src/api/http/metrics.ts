@@ -32,6 +32,89 @@ export interface ApiMetrics {
   render(): Promise<string>;
 }
 
+/** The gauges only visibility can fill, and the count of reads of it that failed. */
+interface VisibilityGauges {
+  schedules: Gauge<'tenant' | 'timing_kind' | 'status'>;
+  overdue: Gauge;
+  visibilityErrors: Counter;
+}
+
+function visibilityGauges(registry: Registry, overdueAfterSeconds: number): VisibilityGauges {
+  return {
+    schedules: new Gauge({
+      name: 'scheduler_schedules',
+      help: 'schedules by tenant, timing kind and status (from visibility)',
+      labelNames: ['tenant', 'timing_kind', 'status'] as const,
+      registers: [registry],
+    }),
+    overdue: new Gauge({
+      name: 'scheduler_schedules_overdue',
+      help: `active schedules whose next run is more than ${overdueAfterSeconds} s in the past (from visibility)`,
+      registers: [registry],
+    }),
+    visibilityErrors: new Counter({
+      name: 'scheduler_metrics_visibility_errors_total',
+      help: 'failed visibility reads while collecting schedule gauges',
+      registers: [registry],
+    }),
+  };
+}
+
+/**
+ * One pass over the schedules' search attributes (no workflow is queried): O(schedules / 1000) list calls,
+ * and one count of the overdue ones.
+ */
+async function readVisibility(client: Client, gauges: VisibilityGauges, overdueAfterSeconds: number) {
+  const counts = new Map<string, number>();
+  const query = `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ${ScheduleStatusKey.name} != '${DELETED_VISIBLE_STATUS}'`;
+  for await (const execution of client.workflow.list({ query, pageSize: 1000 })) {
+    const attrs = execution.searchAttributes ?? {};
+    const key = JSON.stringify([
+      String(attrs[TenantIdKey.name]?.[0] ?? ''),
+      String(attrs[TimingKindKey.name]?.[0] ?? ''),
+      String(attrs[ScheduleStatusKey.name]?.[0] ?? ''),
+    ]);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const threshold = new Date(Date.now() - overdueAfterSeconds * 1000).toISOString();
+  const late = await client.workflow.count(
+    `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND ${ScheduleStatusKey.name} = 'ACTIVE' AND ${NextRunAtKey.name} < '${threshold}'`,
+  );
+  gauges.schedules.reset();
+  for (const [key, value] of counts) {
+    const [tenant, timing_kind, status] = JSON.parse(key) as [string, string, string];
+    gauges.schedules.set({ tenant, timing_kind, status }, value);
+  }
+  gauges.overdue.set(late.count);
+}
+
+/** `read` at most once per `cacheMs` (from its last success), concurrent callers sharing one run. */
+function cachedRefresh(read: () => Promise<void>, cacheMs: number, failed: () => void): () => Promise<void> {
+  let readAt = 0;
+  let reading: Promise<void> | null = null;
+  return async () => {
+    if (Date.now() - readAt < cacheMs) return;
+    reading ??= read()
+      .then(() => {
+        readAt = Date.now();
+      })
+      .catch(failed)
+      .finally(() => {
+        reading = null;
+      });
+    await reading;
+  };
+}
+
+/** The worker runtime's own text, appended so one scrape sees everything. */
+async function workerMetricsText(url: string): Promise<string> {
+  try {
+    return `\n${await (await fetch(url, { signal: AbortSignal.timeout(5000) })).text()}`;
+  } catch {
+    return '\n# the worker metrics endpoint did not answer\n';
+  }
+}
+
 export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
   const registry = new Registry();
   const requests = new Counter({
@@ -46,81 +129,20 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     labelNames: ['field'] as const,
     registers: [registry],
   });
-  const schedules = new Gauge({
-    name: 'scheduler_schedules',
-    help: 'schedules by tenant, timing kind and status (from visibility)',
-    labelNames: ['tenant', 'timing_kind', 'status'] as const,
-    registers: [registry],
-  });
-  const overdue = new Gauge({
-    name: 'scheduler_schedules_overdue',
-    help: `active schedules whose next run is more than ${options.overdueAfterSeconds} s in the past (from visibility)`,
-    registers: [registry],
-  });
-  const visibilityErrors = new Counter({
-    name: 'scheduler_metrics_visibility_errors_total',
-    help: 'failed visibility reads while collecting schedule gauges',
-    registers: [registry],
-  });
-
-  const cacheMs = options.visibilityCacheMs ?? 30_000;
-  let readAt = 0;
-  let reading: Promise<void> | null = null;
-
-  // One pass over the schedules' search attributes (no workflow is queried): O(schedules / 1000) list
-  // calls per refresh, at most once per cache period.
-  const readVisibility = async () => {
-    const counts = new Map<string, number>();
-    const query = `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ${ScheduleStatusKey.name} != '${DELETED_VISIBLE_STATUS}'`;
-    for await (const execution of options.client.workflow.list({ query, pageSize: 1000 })) {
-      const attrs = execution.searchAttributes ?? {};
-      const key = JSON.stringify([
-        String(attrs[TenantIdKey.name]?.[0] ?? ''),
-        String(attrs[TimingKindKey.name]?.[0] ?? ''),
-        String(attrs[ScheduleStatusKey.name]?.[0] ?? ''),
-      ]);
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    const threshold = new Date(Date.now() - options.overdueAfterSeconds * 1000).toISOString();
-    const late = await options.client.workflow.count(
-      `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND ${ScheduleStatusKey.name} = 'ACTIVE' AND ${NextRunAtKey.name} < '${threshold}'`,
-    );
-    schedules.reset();
-    for (const [key, value] of counts) {
-      const [tenant, timing_kind, status] = JSON.parse(key) as [string, string, string];
-      schedules.set({ tenant, timing_kind, status }, value);
-    }
-    overdue.set(late.count);
-  };
-
-  const refresh = async () => {
-    if (Date.now() - readAt < cacheMs) return;
-    reading ??= readVisibility()
-      .then(() => {
-        readAt = Date.now();
-      })
-      .catch(() => visibilityErrors.inc())
-      .finally(() => {
-        reading = null;
-      });
-    await reading;
-  };
-
+  const gauges = visibilityGauges(registry, options.overdueAfterSeconds);
+  const refresh = cachedRefresh(
+    () => readVisibility(options.client, gauges, options.overdueAfterSeconds),
+    options.visibilityCacheMs ?? 30_000,
+    () => gauges.visibilityErrors.inc(),
+  );
   return {
     registry,
     requests,
     invalidDefinitions,
     render: async () => {
       await refresh();
-      let text = await registry.metrics();
-      if (options.workerMetricsUrl) {
-        try {
-          text += `\n${await (await fetch(options.workerMetricsUrl, { signal: AbortSignal.timeout(5000) })).text()}`;
-        } catch {
-          text += '\n# the worker metrics endpoint did not answer\n';
-        }
-      }
-      return text;
+      const text = await registry.metrics();
+      return options.workerMetricsUrl ? text + (await workerMetricsText(options.workerMetricsUrl)) : text;
     },
   };
 }

@@ -3,13 +3,14 @@
 import { maxHeaderSize } from 'node:http';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { Problem } from '../../model/http.js';
+import { Problem } from '../../model/http.js';
 import {
   QuotaExceededError,
   SchedulerError,
   type SchedulerErrorCode,
   unknownFieldReason,
 } from '../errors.js';
+import { VersionConflictError } from '../patch.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -131,6 +132,40 @@ export class HttpProblem extends Error {
   }
 }
 
+/** The OpenAPI responses of `statuses`: each a problem, described by the titles of its problem types. */
+export const problemResponses = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: Object.values(problemTypes)
+          .filter((t) => t.status === status)
+          .map((t) => t.title)
+          .join(' / '),
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } },
+      },
+    ]),
+  );
+/** What every authenticated /v1 route can answer besides its success. */
+export const COMMON_PROBLEMS = [400, 401, 413, 415, 429, 431, 503];
+
+/**
+ * A 401 asking for a bearer credential (`WWW-Authenticate: Bearer`): `invalid` when the request sent one,
+ * `missing` when it sent none.
+ */
+export function unauthorized(
+  authorization: string | undefined,
+  invalid: string,
+  missing: string,
+): HttpProblem {
+  return new HttpProblem(
+    'unauthorized',
+    authorization ? invalid : missing,
+    { code: 'UNAUTHORIZED' },
+    { 'www-authenticate': 'Bearer' },
+  );
+}
+
 const bySchedulerCode: Record<SchedulerErrorCode, string> = {
   VALIDATION: 'unprocessable',
   NOT_FOUND: 'not-found',
@@ -168,134 +203,176 @@ export interface RenderedProblem {
   internal: boolean;
 }
 
+/** A problem of type `slug`; `instance` is the request path, undefined when there was no request yet. */
+function problem(
+  instance: string | undefined,
+  slug: string,
+  detail: string,
+  extra: Partial<Problem> = {},
+  headers: Record<string, string> = {},
+): RenderedProblem {
+  const type = problemTypes[slug]!;
+  return {
+    body: {
+      type: `/problems/${slug}`,
+      title: type.title,
+      status: type.status,
+      detail,
+      ...(instance === undefined ? {} : { instance }),
+      code: slug.toUpperCase().replace(/-/g, '_'),
+      field: null,
+      ...extra,
+    },
+    headers,
+    internal: slug === 'internal',
+  };
+}
+
+type SchemaValidationError = FastifyError & { validation: NonNullable<FastifyError['validation']> };
+
+/** Each issue of a request the route's schema refused, as `{field, reason}`, the field named by request part. */
+function schemaIssues(
+  err: SchemaValidationError,
+  part: string,
+): Array<{ field: string | null; reason: string }> {
+  return err.validation.flatMap((issue) => {
+    const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
+    const at = (segments: string[]) => {
+      const joined = segments.join('.');
+      return part === 'body' ? joined || null : [part, joined].filter(Boolean).join('.');
+    };
+    // An unknown field is named itself, so the caller sees which one to remove.
+    const unknownKeys =
+      issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys : undefined;
+    if (unknownKeys?.length) {
+      // A server-owned field of a schedule.v1 view says what changes it (top level of a definition only).
+      return unknownKeys.map((key) => ({
+        field: at([...path, key]),
+        reason: path.length === 0 && part === 'body' ? unknownFieldReason(key) : 'unknown field: remove it',
+      }));
+    }
+    return [{ field: at(path), reason: issue.message ?? 'invalid' }];
+  });
+}
+
+function schemaProblem(err: SchemaValidationError, instance: string | undefined): RenderedProblem {
+  const part = err.validationContext ?? 'body';
+  const errors = schemaIssues(err, part);
+  const first = errors[0]!;
+  const more =
+    errors.length > 1
+      ? ` (and ${errors.length - 1} more issue${errors.length > 2 ? 's' : ''}, see errors)`
+      : '';
+  return problem(instance, 'invalid-request', `${first.field ?? part}: ${first.reason}${more}`, {
+    field: first.field,
+    errors,
+    code: 'VALIDATION',
+  });
+}
+
+function schedulerProblem(err: SchedulerError, instance: string | undefined): RenderedProblem {
+  // Its reason names expected_version itself, and the version to base on is a field of its own.
+  if (err instanceof VersionConflictError) {
+    return problem(instance, 'version-conflict', err.reason, {
+      code: err.code,
+      field: err.field,
+      current_version: err.currentVersion,
+    });
+  }
+  const slug = bySchedulerCode[err.code];
+  return problem(
+    instance,
+    slug!,
+    err.field ? `${err.field}: ${err.reason}` : err.reason,
+    {
+      code: err.code,
+      field: err.field,
+      ...(err.code === 'VALIDATION' ? { errors: [{ field: err.field, reason: err.reason }] } : {}),
+      ...(err instanceof QuotaExceededError ? { limit: err.limit, current: err.current } : {}),
+    },
+    slug === 'unavailable' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {},
+  );
+}
+
+/** Errors of Fastify (body parsing, the router) and of Node's HTTP parser, by code: slug, detail, code. */
+const HTTP_ERRORS: Record<string, (err: FastifyError) => [slug: string, detail: string, code: string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: (err) => [
+    'malformed-request',
+    `the body is not valid JSON: ${err.message}`,
+    'MALFORMED_JSON',
+  ],
+  FST_ERR_CTP_EMPTY_JSON_BODY: (err) => [
+    'malformed-request',
+    `the body is not valid JSON: ${err.message}`,
+    'MALFORMED_JSON',
+  ],
+  FST_ERR_CTP_BODY_TOO_LARGE: (err) => [
+    'payload-too-large',
+    `the body is larger than the limit of this API (${err.message})`,
+    'PAYLOAD_TOO_LARGE',
+  ],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => [
+    'unsupported-media-type',
+    'send the body as Content-Type: application/json',
+    'UNSUPPORTED_MEDIA_TYPE',
+  ],
+  // Raised by the router before any route runs (they reach here through Fastify's `frameworkErrors`).
+  FST_ERR_BAD_URL: () => [
+    'malformed-request',
+    'the path has a malformed percent-escape: encode reserved characters as %XX with two hex digits',
+    'MALFORMED_REQUEST',
+  ],
+  FST_ERR_MAX_PARAM_LENGTH: () => [
+    'malformed-request',
+    'a path segment is longer than this API accepts (a schedule id has at most 200 characters)',
+    'MALFORMED_REQUEST',
+  ],
+  // Raised by Node's HTTP server before Fastify has a request (they reach here through `clientErrorHandler`).
+  HPE_HEADER_OVERFLOW: () => [
+    'headers-too-large',
+    `the request line and headers are larger than this API accepts (${Math.round(maxHeaderSize / 1024)} KiB): shorten the query or the headers`,
+    'HEADERS_TOO_LARGE',
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: () => [
+    'request-timeout',
+    'the request did not arrive completely in time',
+    'REQUEST_TIMEOUT',
+  ],
+};
+
+/** A Fastify or Node HTTP error as a problem; an error of ours (or of no known kind) as `internal`. */
+function httpProblem(err: FastifyError, instance: string | undefined): RenderedProblem {
+  const known =
+    typeof err.code === 'string' && Object.hasOwn(HTTP_ERRORS, err.code) ? HTTP_ERRORS[err.code] : undefined;
+  if (known) {
+    const [slug, detail, code] = known(err);
+    return problem(instance, slug, detail, { code });
+  }
+  if (typeof err.code === 'string' && err.code.startsWith('HPE_')) {
+    return problem(instance, 'malformed-request', `the request is not valid HTTP/1.1 (${err.code})`, {
+      code: 'MALFORMED_REQUEST',
+    });
+  }
+  if (err.statusCode === 429) return problem(instance, 'rate-limited', err.message, { code: 'RATE_LIMITED' });
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return problem(instance, 'malformed-request', err.message, { code: 'MALFORMED_REQUEST' });
+  }
+  return problem(instance, 'internal', 'an internal error occurred; it has been logged');
+}
+
 /** `instance` is the request path; undefined when Node's HTTP parser refused the request before it had one. */
 export function renderProblem(err: unknown, instance: string | undefined): RenderedProblem {
-  const make = (slug: string, detail: string, extra: Partial<Problem> = {}, headers = {}) => {
-    const type = problemTypes[slug]!;
-    return {
-      body: {
-        type: `/problems/${slug}`,
-        title: type.title,
-        status: type.status,
-        detail,
-        ...(instance === undefined ? {} : { instance }),
-        code: slug.toUpperCase().replace(/-/g, '_'),
-        field: null,
-        ...extra,
-      },
-      headers,
-      internal: slug === 'internal',
-    };
-  };
-
-  if (err instanceof HttpProblem) return make(err.slug, err.detail, err.extra, err.headers);
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    const part = (err as FastifyError).validationContext ?? 'body';
-    const errors = err.validation.flatMap((issue) => {
-      const path = issue.instancePath.replace(/^\//, '').split('/').filter(Boolean);
-      const at = (segments: string[]) => {
-        const joined = segments.join('.');
-        return part === 'body' ? joined || null : [part, joined].filter(Boolean).join('.');
-      };
-      // An unknown field is named itself, so the caller sees which one to remove.
-      const unknownKeys =
-        issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys : undefined;
-      if (unknownKeys?.length) {
-        // A server-owned field of a schedule.v1 view says what changes it (top level of a definition only).
-        return unknownKeys.map((key) => ({
-          field: at([...path, key]),
-          reason: path.length === 0 && part === 'body' ? unknownFieldReason(key) : 'unknown field: remove it',
-        }));
-      }
-      return [{ field: at(path), reason: issue.message ?? 'invalid' }];
-    });
-    const first = errors[0]!;
-    return make(
-      'invalid-request',
-      `${first.field ?? part}: ${first.reason}${errors.length > 1 ? ` (and ${errors.length - 1} more issue${errors.length > 2 ? 's' : ''}, see errors)` : ''}`,
-      { field: first.field, errors, code: 'VALIDATION' },
-    );
-  }
-  if (err instanceof SchedulerError) {
-    const slug = bySchedulerCode[err.code];
-    return make(
-      slug!,
-      err.field ? `${err.field}: ${err.reason}` : err.reason,
-      {
-        code: err.code,
-        field: err.field,
-        ...(err.code === 'VALIDATION' ? { errors: [{ field: err.field, reason: err.reason }] } : {}),
-        ...(err instanceof QuotaExceededError ? { limit: err.limit, current: err.current } : {}),
-      },
-      slug === 'unavailable' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {},
-    );
-  }
+  if (err instanceof HttpProblem) return problem(instance, err.slug, err.detail, err.extra, err.headers);
+  if (hasZodFastifySchemaValidationErrors(err)) return schemaProblem(err as SchemaValidationError, instance);
+  if (err instanceof SchedulerError) return schedulerProblem(err, instance);
   if (isTemporalUnavailable(err)) {
-    return make(
+    return problem(
+      instance,
       'unavailable',
       'Temporal or the scheduler worker did not answer in time; retry later',
       { code: 'UNAVAILABLE' },
       { 'retry-after': String(RETRY_AFTER_SECONDS) },
     );
   }
-  const fastifyError = err as FastifyError;
-  switch (fastifyError.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return make('malformed-request', `the body is not valid JSON: ${fastifyError.message}`, {
-        code: 'MALFORMED_JSON',
-      });
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return make(
-        'payload-too-large',
-        `the body is larger than the limit of this API (${fastifyError.message})`,
-        {
-          code: 'PAYLOAD_TOO_LARGE',
-        },
-      );
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return make('unsupported-media-type', 'send the body as Content-Type: application/json', {
-        code: 'UNSUPPORTED_MEDIA_TYPE',
-      });
-    // Raised by the router before any route runs (they reach here through Fastify's `frameworkErrors`).
-    case 'FST_ERR_BAD_URL':
-      return make(
-        'malformed-request',
-        'the path has a malformed percent-escape: encode reserved characters as %XX with two hex digits',
-        { code: 'MALFORMED_REQUEST' },
-      );
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return make(
-        'malformed-request',
-        'a path segment is longer than this API accepts (a schedule id has at most 200 characters)',
-        { code: 'MALFORMED_REQUEST' },
-      );
-    // Raised by Node's HTTP server before Fastify has a request (they reach here through `clientErrorHandler`).
-    case 'HPE_HEADER_OVERFLOW':
-      return make(
-        'headers-too-large',
-        `the request line and headers are larger than this API accepts (${Math.round(maxHeaderSize / 1024)} KiB): shorten the query or the headers`,
-        { code: 'HEADERS_TOO_LARGE' },
-      );
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return make('request-timeout', 'the request did not arrive completely in time', {
-        code: 'REQUEST_TIMEOUT',
-      });
-  }
-  if (typeof fastifyError.code === 'string' && fastifyError.code.startsWith('HPE_')) {
-    return make('malformed-request', `the request is not valid HTTP/1.1 (${fastifyError.code})`, {
-      code: 'MALFORMED_REQUEST',
-    });
-  }
-  if (fastifyError.statusCode === 429) {
-    return make('rate-limited', fastifyError.message, { code: 'RATE_LIMITED' });
-  }
-  if (
-    typeof fastifyError.statusCode === 'number' &&
-    fastifyError.statusCode >= 400 &&
-    fastifyError.statusCode < 500
-  ) {
-    return make('malformed-request', fastifyError.message, { code: 'MALFORMED_REQUEST' });
-  }
-  return make('internal', 'an internal error occurred; it has been logged');
+  return httpProblem(err as FastifyError, instance);
 }

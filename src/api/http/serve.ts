@@ -6,9 +6,10 @@ import { productionReasons } from '../../config.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
 import { reconcileOwners } from '../owners.js';
+import { backoff } from '../retry.js';
 import type { CalendarPoolOptions } from './calendar-pool.js';
 import { createApiMetrics } from './metrics.js';
-import { buildApi } from './server.js';
+import { type ApiDependencies, buildApi } from './server.js';
 
 export interface ServeApiOptions {
   client: Client;
@@ -54,56 +55,51 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
-  let keys = options.apiKeys;
-  let devKey: string | null = null;
-  if (!keys && !options.apiKeyFile) {
-    const dev = developmentApiKey(options.dataDir);
-    keys = dev.spec;
-    devKey = dev.key;
-  }
-  const load = () => KeyRing.fromConfig({ keys, keyFile: options.apiKeyFile });
-  // Checked now, so a malformed key configuration fails at start-up rather than at the first call.
-  let ring = load();
+/** The keys configured, or (none configured) this data dir's development key, then also returned. */
+function configuredKeys(options: ServeApiOptions): { keys: string | undefined; devKey: string | null } {
+  if (options.apiKeys || options.apiKeyFile) return { keys: options.apiKeys, devKey: null };
+  const dev = developmentApiKey(options.dataDir);
+  return { keys: dev.spec, devKey: dev.key };
+}
 
-  // Every key change, and periodically (a schedule created with a key in the moment it was removed, a
-  // reconcile that met Temporal down): a failed run is retried with backoff until one succeeds, so a
-  // revoked owner's schedules stop within a retry (at most RECONCILE_RETRY_MAX_MS) of Temporal answering
-  // again. Development mode never revokes: its one key says nothing about the owners of other tenants.
+/**
+ * Every key change, and periodically (a schedule created with a key in the moment it was removed, a
+ * reconcile that met Temporal down): a failed run is retried with backoff until one succeeds, so a revoked
+ * owner's schedules stop within a retry (at most RECONCILE_RETRY_MAX_MS) of Temporal answering again.
+ */
+function ownerReconcilerOf(options: ServeApiOptions, ring: () => KeyRing) {
   const signalled = new Set<string>();
-  const reconciler = devKey
-    ? null
-    : ownerReconciler({
-        reconcile: async () => {
-          const result = await reconcileOwners(options.client, ring.principals(), {
-            taskQueue: options.taskQueue,
-            allowMassRevocation: options.allowMassRevocation ?? false,
-            maxShare: options.maxRevocationShare ?? 0.5,
-            signalled,
-          });
-          // Loud: a refused report means the keys this process holds are probably not the intended ones.
-          if (result.registry.refused) options.log(`REFUSED mass revocation: ${result.registry.refused}`);
-          if (result.registry.newlyRevoked.length > 0)
-            options.log(
-              `owners revoked by the key configuration: ${result.registry.newlyRevoked.join(', ')}`,
-            );
-          return result;
-        },
-        intervalMs: options.ownerReconcileIntervalMs ?? 5 * 60_000,
-        log: options.log,
+  return ownerReconciler({
+    reconcile: async () => {
+      const result = await reconcileOwners(options.client, ring().principals(), {
+        taskQueue: options.taskQueue,
+        allowMassRevocation: options.allowMassRevocation ?? false,
+        maxShare: options.maxRevocationShare ?? 0.5,
+        signalled,
       });
+      // Loud: a refused report means the keys this process holds are probably not the intended ones.
+      if (result.registry.refused) options.log(`REFUSED mass revocation: ${result.registry.refused}`);
+      if (result.registry.newlyRevoked.length > 0)
+        options.log(`owners revoked by the key configuration: ${result.registry.newlyRevoked.join(', ')}`);
+      return result;
+    },
+    intervalMs: options.ownerReconcileIntervalMs ?? 5 * 60_000,
+    log: options.log,
+  });
+}
 
+function apiDependencies(options: ServeApiOptions, ring: () => KeyRing): ApiDependencies {
   const production = productionReasons(options).length > 0;
   if (production && !options.metricsToken) {
     options.log(
       'GET /metrics on the API answers 404 (production without SCHEDULER_METRICS_TOKEN): set the token to scrape it; worker metrics are on SCHEDULER_METRICS_PORT',
     );
   }
-  const app = await buildApi({
+  return {
     client: options.client,
     taskQueue: options.taskQueue,
     jobTaskQueue: options.jobTaskQueue,
-    keys: () => ring,
+    keys: ring,
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,
     publicRateLimitPerMinute: options.rateLimitPerMinute,
@@ -125,36 +121,56 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
       // Keys never reach the logs.
       redact: ['req.headers.authorization'],
     },
+  };
+}
+
+/** Runs `reload` whenever the key file changes; a broken edit keeps the keys that last worked. */
+function watchKeyFile(keyFile: string, reload: () => void, log: (line: string) => void): () => void {
+  watchFile(keyFile, { interval: 2000 }, () => {
+    try {
+      reload();
+    } catch (err) {
+      log(`API key file not reloaded, keeping the previous keys: ${(err as Error).message}`);
+    }
   });
+  return () => unwatchFile(keyFile);
+}
+
+export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
+  const { keys, devKey } = configuredKeys(options);
+  const load = () => KeyRing.fromConfig({ keys, keyFile: options.apiKeyFile });
+  // Checked now, so a malformed key configuration fails at start-up rather than at the first call.
+  let ring = load();
+  // Development mode never revokes: its one key says nothing about the owners of other tenants.
+  const reconciler = devKey ? null : ownerReconcilerOf(options, () => ring);
+  const app = await buildApi(apiDependencies(options, () => ring));
   await app.listen({ port: options.port, host: options.host });
   reconciler?.request();
-
   const keyFile = options.apiKeyFile;
-  if (keyFile) {
-    watchFile(keyFile, { interval: 2000 }, () => {
-      try {
-        ring = load();
-        options.log(`API keys reloaded from ${keyFile}: ${ring.describe()}`);
-        reconciler?.request();
-      } catch (err) {
-        // A broken edit keeps the previous keys: the API stays up with what last worked.
-        options.log(`API key file not reloaded, keeping the previous keys: ${(err as Error).message}`);
-      }
-    });
-  }
+  const unwatch = keyFile
+    ? watchKeyFile(
+        keyFile,
+        () => {
+          ring = load();
+          options.log(`API keys reloaded from ${keyFile}: ${ring.describe()}`);
+          reconciler?.request();
+        },
+        options.log,
+      )
+    : () => {};
   return {
     url: `http://${options.host}:${options.port}`,
     devKey,
     close: async () => {
-      if (keyFile) unwatchFile(keyFile);
+      unwatch();
       reconciler?.stop();
       await app.close();
     },
   };
 }
 
-const RECONCILE_RETRY_FIRST_MS = 1_000;
 const RECONCILE_RETRY_MAX_MS = 30_000;
+const reconcileBackoff = backoff({ firstMs: 1_000, maxMs: RECONCILE_RETRY_MAX_MS });
 
 /**
  * Runs the owner reconcile one at a time: on request (start, key reload), every `intervalMs`, and again
@@ -169,7 +185,7 @@ export function ownerReconciler(options: {
   let running = false;
   let again = false;
   let stopped = false;
-  let retryMs = RECONCILE_RETRY_FIRST_MS;
+  let failures = 0;
   let timer: NodeJS.Timeout | null = null;
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -181,16 +197,17 @@ export function ownerReconciler(options: {
     running = true;
     try {
       const { revoked } = await options.reconcile();
-      retryMs = RECONCILE_RETRY_FIRST_MS;
+      failures = 0;
       if (revoked.length > 0)
         options.log(`owners without a key: ${revoked.length} schedule(s) now refuse their slots`);
       schedule(options.intervalMs);
     } catch (err) {
+      failures += 1;
+      const retryMs = reconcileBackoff(failures);
       options.log(
         `could not check schedule owners against the keys (retrying in ${retryMs / 1000} s): ${(err as Error).message}`,
       );
       schedule(retryMs);
-      retryMs = Math.min(retryMs * 2, RECONCILE_RETRY_MAX_MS);
     } finally {
       running = false;
       if (again && !stopped) {

@@ -1,0 +1,272 @@
+// The /v1/schedules routes: each validates its request against the model's schemas, calls the caller's
+// SchedulerClient under the request's deadline and answers what it returns. What an operation means lives
+// in the SDK (src/api/client.ts), so SDK, HTTP and CLI users get the same behaviour.
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  BackfillRequest,
+  BackfillResult,
+  CancelRequest,
+  Occurrence,
+  PauseRequest,
+  Schedule,
+  ScheduleDescription,
+  TriggerRequest,
+} from '../../../model/contracts.js';
+import {
+  CreateScheduleRequest,
+  ListOccurrencesQuery,
+  ListSchedulesQuery,
+  OccurrencePage,
+  PatchScheduleRequest,
+  ScheduleIdParams,
+  SchedulePage,
+} from '../../../model/http.js';
+import type { SchedulerClient } from '../../client.js';
+import { SchedulerError } from '../../errors.js';
+import { COMMON_PROBLEMS as common, HttpProblem, problemResponses } from '../problems.js';
+
+export interface ScheduleRouteOptions {
+  /** The SDK scoped to the request's principal. */
+  sdkFor: (request: FastifyRequest) => SchedulerClient;
+  /** Temporal calls of one request share a deadline: an outage answers 503, never hangs. */
+  withDeadline: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
+type Route = (app: App, options: ScheduleRouteOptions) => void;
+
+const tags = ['schedules'];
+
+/** The SDK's `cursor` is the query's: a refused one is a 400 naming it, like any malformed query. */
+function asQueryCursorProblem(err: unknown): never {
+  if (err instanceof SchedulerError && err.field === 'cursor') {
+    throw new HttpProblem('invalid-request', `querystring.cursor: ${err.reason}`, {
+      code: 'VALIDATION',
+      field: 'querystring.cursor',
+      errors: [{ field: 'querystring.cursor', reason: err.reason }],
+    });
+  }
+  throw err;
+}
+
+const createSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/schedules',
+    {
+      schema: {
+        tags,
+        summary: 'Create a schedule (idempotent on schedule_id)',
+        description:
+          "The same schedule_id with the same definition answers 200 with the existing schedule; with another definition, 409. The owner is the caller. 403 FORBIDDEN_TARGET for a target outside the tenant policy; 403 QUOTA_EXCEEDED past the tenant's quotas (live schedules, minimum interval), with `limit` and `current`.",
+        body: CreateScheduleRequest,
+        response: { 200: Schedule, 201: Schedule, ...problemResponses(...common, 403, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { schedule, created } = await withDeadline(() => sdkFor(request).create(request.body));
+      reply.code(created ? 201 : 200).header('location', `/v1/schedules/${schedule.schedule_id}`);
+      return schedule;
+    },
+  );
+
+const listSchedules: Route = (app, { sdkFor, withDeadline }) =>
+  app.get(
+    '/v1/schedules',
+    {
+      schema: {
+        tags,
+        summary: "List your tenant's schedules",
+        querystring: ListSchedulesQuery,
+        response: { 200: SchedulePage, ...problemResponses(...common) },
+      },
+    },
+    async (request) =>
+      withDeadline(() =>
+        sdkFor(request).listPage({
+          ...request.query,
+          include_deleted: request.query.include_deleted === 'true',
+        }),
+      ).catch(asQueryCursorProblem),
+  );
+
+const readSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.get(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Read a schedule (schedule.v1)',
+        params: ScheduleIdParams,
+        response: { 200: Schedule, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).get(request.params.id)),
+  );
+
+const describeSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.get(
+    '/v1/schedules/:id/describe',
+    {
+      schema: {
+        tags,
+        summary: 'A schedule with its next runs, recent occurrences and counters',
+        params: ScheduleIdParams,
+        response: { 200: ScheduleDescription, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).describe(request.params.id)),
+  );
+
+const patchSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.patch(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change definition fields (optimistic: expected_version)',
+        description:
+          "Each field given replaces the current one whole; null clears an optional field. A stale expected_version answers 409 with current_version. A changed timing quicker than the tenant's quotas.min_interval_s answers 403 QUOTA_EXCEEDED.",
+        params: ScheduleIdParams,
+        body: PatchScheduleRequest,
+        response: { 200: Schedule, ...problemResponses(...common, 403, 404, 409, 422) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).patch(request.params.id, request.body)),
+  );
+
+const pauseSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/schedules/:id/pause',
+    {
+      schema: {
+        tags,
+        summary: 'Pause: no occurrences until resumed (missed slots then go through the misfire policy)',
+        params: ScheduleIdParams,
+        body: PauseRequest,
+        response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
+      },
+    },
+    async (request) =>
+      withDeadline(() => sdkFor(request).pause(request.params.id, request.body.note, { wait: true })),
+  );
+
+const resumeSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/schedules/:id/resume',
+    {
+      schema: {
+        tags,
+        summary: 'Resume a paused schedule; on one whose owner was revoked, take it over',
+        params: ScheduleIdParams,
+        body: z.object({}).strict(),
+        response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).resume(request.params.id, { wait: true })),
+  );
+
+const triggerOccurrence: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/schedules/:id/trigger',
+    {
+      schema: {
+        tags,
+        summary: 'Run one occurrence now (idempotent on scheduled_for)',
+        params: ScheduleIdParams,
+        body: TriggerRequest,
+        response: { 200: Occurrence, ...problemResponses(...common, 404, 409) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).triggerNow(request.params.id, request.body)),
+  );
+
+const backfillSlots: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/schedules/:id/backfill',
+    {
+      schema: {
+        tags,
+        summary: 'Run the slots of a past range (each at most once)',
+        description:
+          "403 QUOTA_EXCEEDED when the range covers more slots than the tenant's quotas allow (one backfill, or per hour).",
+        params: ScheduleIdParams,
+        body: BackfillRequest,
+        response: { 200: BackfillResult, ...problemResponses(...common, 403, 404, 409, 422) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).backfill(request.params.id, request.body)),
+  );
+
+const cancelSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/schedules/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel: no future runs; the schedule stays readable (CANCELLED)',
+        params: ScheduleIdParams,
+        body: CancelRequest,
+        response: { 200: Schedule, ...problemResponses(...common, 404, 409) },
+      },
+    },
+    async (request) =>
+      withDeadline(async () => (await sdkFor(request).cancel(request.params.id, request.body)).schedule),
+  );
+
+const deleteSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.delete(
+    '/v1/schedules/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete: cancel, and leave it out of listings (still readable by ID, with deleted_at)',
+        description:
+          'Target workflows already started are not touched. A schedule that had already ended (COMPLETED, FAILED, CANCELLED) is removed from Temporal instead, which the server does asynchronously.',
+        params: ScheduleIdParams,
+        response: { 204: z.undefined().describe('deleted'), ...problemResponses(...common, 404) },
+      },
+    },
+    async (request, reply) => {
+      await withDeadline(() => sdkFor(request).delete(request.params.id));
+      return reply.code(204).send();
+    },
+  );
+
+const listOccurrences: Route = (app, { sdkFor, withDeadline }) =>
+  app.get(
+    '/v1/schedules/:id/occurrences',
+    {
+      schema: {
+        tags,
+        summary: 'Recent occurrences, newest first',
+        description: 'A schedule keeps its most recent 256 occurrences (and every one still running).',
+        params: ScheduleIdParams,
+        querystring: ListOccurrencesQuery,
+        response: { 200: OccurrencePage, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) =>
+      withDeadline(() => sdkFor(request).listOccurrencesPage(request.params.id, request.query)),
+  );
+
+/** In this order in the OpenAPI document. */
+const ROUTES: Route[] = [
+  createSchedule,
+  listSchedules,
+  readSchedule,
+  describeSchedule,
+  patchSchedule,
+  pauseSchedule,
+  resumeSchedule,
+  triggerOccurrence,
+  backfillSlots,
+  cancelSchedule,
+  deleteSchedule,
+  listOccurrences,
+];
+
+export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteOptions> = async (app, options) => {
+  for (const route of ROUTES) route(app, options);
+};
