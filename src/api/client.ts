@@ -10,7 +10,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
+import { ApplicationFailure, type SearchAttributePair, type UpdateDefinition } from '@temporalio/common';
 import { CalendarError } from '../calendar/errors.js';
 import type { TimingKind } from '../calendar/timing.js';
 import {
@@ -41,7 +41,7 @@ import {
   type SlotSpec,
 } from '../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../model/tenant-policy.js';
-import { DELETED_VISIBLE_STATUS, isTerminal } from '../model/views.js';
+import { DELETED_VISIBLE_STATUS, isTerminal, newScheduleDocument } from '../model/views.js';
 import {
   backfillUpdate,
   cancelUpdate,
@@ -66,8 +66,8 @@ import {
   OwnerKey,
   ownerKeyValue,
   quoteQueryValue,
-  ScheduleIdKey,
   ScheduleStatusKey,
+  scheduleAttributes,
   TenantIdKey,
   TimingKindKey,
 } from '../workflows/search-attributes.js';
@@ -599,14 +599,17 @@ export class SchedulerClient {
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
         memo: { [DEFINITION_MEMO]: definition, [VERSION_MEMO]: 1 },
+        // What the run upserts later, set once here (a new schedule always has a next run, so no null).
         typedSearchAttributes: [
-          { key: TenantIdKey, value: this.tenant },
-          { key: ScheduleIdKey, value: scheduleId },
-          { key: ScheduleStatusKey, value: 'ACTIVE' },
-          { key: TimingKindKey, value: spec.timing.kind },
+          ...scheduleAttributes({
+            tenantId: this.tenant,
+            scheduleId,
+            timingKind: spec.timing.kind,
+            status: 'ACTIVE',
+            nextRunAt: runs[0]!.fire_at,
+          }),
           { key: OwnerKey, value: ownerKeyValue(this.tenant, this.options.principal.owner_ref) },
-          { key: NextRunAtKey, value: new Date(runs[0]!.fire_at) },
-        ],
+        ] as SearchAttributePair[],
         staticSummary: `Schedule ${scheduleId} (${spec.timing.kind} → ${spec.target.type})`,
       });
     } catch (err) {
@@ -614,7 +617,7 @@ export class SchedulerClient {
       return await this.existing(scheduleId, spec, sha256);
     }
     return {
-      schedule: scheduleView(identity, spec, createdAt, 'ACTIVE', runs[0]!.fire_at),
+      schedule: newScheduleDocument(identity, spec, createdAt, 'ACTIVE', runs[0]!.fire_at),
       created: true,
     };
   }
@@ -647,7 +650,7 @@ export class SchedulerClient {
     }
     const identity = { schedule_id: scheduleId, tenant_id: this.tenant, owner_ref: definition.owner_ref };
     return {
-      schedule: scheduleView(identity, spec, definition.created_at, status, nextRunAt),
+      schedule: newScheduleDocument(identity, spec, definition.created_at, status, nextRunAt),
       created: false,
     };
   }
@@ -946,28 +949,4 @@ export class SchedulerClient {
     const from = options.from ?? new Date().toISOString();
     return previewRuns(options.scheduleId ?? 'preview', parsed, from, from, options.count ?? 10);
   }
-}
-
-/** A schedule.v1 view built by the SDK (the workflow's `describe` builds the same from its state). */
-function scheduleView(
-  identity: ScheduleIdentity,
-  spec: ScheduleSpec,
-  createdAt: string,
-  status: ScheduleStatus,
-  nextRunAt: string | null,
-): Schedule {
-  return {
-    contract: 'schedule.v1',
-    ...identity,
-    ...spec,
-    status,
-    version: 1,
-    next_run_at: nextRunAt,
-    last_run_at: null,
-    created_at: createdAt,
-    updated_at: createdAt,
-    pause_note: null,
-    owner_revoked_at: null,
-    deleted_at: null,
-  };
 }

@@ -23,6 +23,7 @@ import {
   ScheduleIdParams,
   SchedulePage,
 } from '../../../model/http.js';
+import { RECENT_OCCURRENCES_KEPT } from '../../../model/views.js';
 import type { SchedulerClient } from '../../client.js';
 import { SchedulerError } from '../../errors.js';
 import { COMMON_PROBLEMS as common, HttpProblem, problemResponses } from '../problems.js';
@@ -241,7 +242,7 @@ const listOccurrences: Route = (app, { sdkFor, withDeadline }) =>
       schema: {
         tags,
         summary: 'Recent occurrences, newest first',
-        description: 'A schedule keeps its most recent 256 occurrences (and every one still running).',
+        description: `A schedule keeps its most recent ${RECENT_OCCURRENCES_KEPT} occurrences (and every one still running).`,
         params: ScheduleIdParams,
         querystring: ListOccurrencesQuery,
         response: { 200: OccurrencePage, ...problemResponses(...common, 404) },
