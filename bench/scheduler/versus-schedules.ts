@@ -5,7 +5,7 @@
  *   node --import tsx bench/scheduler/versus-schedules.ts [--schedules 1000] [--side both|ours|temporal]
  *        [--concurrency 20] [--lead <s>] [--deadline <s>] [--jitter PT30S] [--history-sample 1000]
  *        [--idle] [--idle-months 1] [--idle-window 60] [--creates-only] [--rounds 3]
- *        [--worker-tuning '<WorkerOptions JSON over src/worker.ts's tuning>']
+ *        [--worker-tuning '<WorkerOptions JSON over src/worker.ts's tuning>'] [--profile <dir>]
  *   (or: npm run bench:schedules -- --schedules 1000)
  *
  * Burst (default): N recurring schedules whose cron spec (`m h * * *`, UTC) is due at the same minute T,
@@ -22,7 +22,11 @@
  * - history events per fire of the schedule's own workflow (ours: the schedule workflow; Temporal's:
  *   `temporal-sys-scheduler:<id>`), the events with a time from 1 s before T on, fetched 5 s after the
  *   burst, over `--history-sample` schedules;
- * - creates/s.
+ * - creates/s;
+ * - the dev server's persistence calls by operation over the same window (count and time per fire), read
+ *   from its Prometheus endpoint: where the server's share of a fire goes;
+ * - with --profile DIR, ours only: a V8 CPU profile of the scheduler worker over the same window (the
+ *   workflows run on its main thread for this, `debugMode`), written to DIR and summarized (bench/profile/top.ts).
  *
  * Idle (--idle): N schedules whose only run is `--idle-months` months ahead (`0 0 1 <month> *`). Reports
  * the creation rate, the scheduler worker's RSS, the dev server's RSS and the database size every N/10
@@ -42,6 +46,7 @@ import { findTemporalCli } from '../../scripts/toolchain.mjs';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { computeSlots } from '../../src/model/slots.js';
+import { freePort } from '../../src/runtime/ports.js';
 import { schedulerWorkerTuning } from '../../src/worker.js';
 import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
 import {
@@ -56,6 +61,8 @@ import {
   type WorkerProcess,
 } from '../../test/integration/support.js';
 import { benchArgs, decimal, integer, oneOf, text, toggle } from '../args.js';
+import { summarize } from '../profile/top.js';
+import { type PersistenceCall, persistenceDelta, scrapePersistence } from './server-metrics.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', {
   schedules: integer(1000, 'schedules per side'),
@@ -76,11 +83,28 @@ const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', 
   'worker-tuning': text(
     "WorkerOptions JSON over src/worker.ts's tuning, for the scheduler worker: another tuning",
   ),
+  profile: text(
+    'directory for a CPU profile of our scheduler worker over the burst (workflows in debugMode)',
+  ),
+  'armed-floor': toggle(
+    'also a side with no scheduler: jobs started before T with a start delay to T (the floor of arming ahead)',
+  ),
+  'server-config': text(
+    'dynamic config JSON over the CLI\'s, for both sides\' dev servers: {"system.forceSearchAttributesCacheRefreshOnRead": false}',
+  ),
 });
-type Side = 'ours' | 'temporal';
+/**
+ * 'armed': no scheduler at all — the bench itself starts each job before T with a start delay to T, so the
+ * server alone begins it at T. The floor of any scheduler that hands a slot off ahead of its instant
+ * (`--armed-floor` adds it to a burst run).
+ */
+type Side = 'ours' | 'temporal' | 'armed';
 const N = args.schedules;
 const CONCURRENCY = args.concurrency;
-const SIDES: Side[] = args.side === 'both' ? ['ours', 'temporal'] : [args.side];
+const SIDES: Side[] = [
+  ...(args.side === 'both' ? (['ours', 'temporal'] as const) : [args.side]),
+  ...(args['armed-floor'] ? (['armed'] as const) : []),
+];
 // Lead time before T: creation must end before it (a slot created after T is tomorrow's).
 const LEAD_S = args.lead ?? 30 + N / 25;
 const JITTER = args.jitter;
@@ -97,6 +121,11 @@ const WORKER_TUNING: Record<string, unknown> | undefined = args['worker-tuning']
   ? JSON.parse(args['worker-tuning'])
   : undefined;
 const TENANT = 'acme';
+const PROFILE_DIR = args.profile;
+/** Parsed once, before any server starts, like --worker-tuning. */
+const SERVER_CONFIG: Record<string, unknown> | undefined = args['server-config']
+  ? JSON.parse(args['server-config'])
+  : undefined;
 
 const t0 = Date.now();
 const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
@@ -111,12 +140,17 @@ const eventName = (e: object) => {
   return key ? key.replace(/EventAttributes$/, '') : 'unknown';
 };
 const scheduleIds = (side: Side) =>
-  Array.from({ length: N }, (_, i) => `${side === 'ours' ? 'vs' : 'tvs'}-${String(i).padStart(6, '0')}`);
+  Array.from(
+    { length: N },
+    (_, i) => `${{ ours: 'vs', temporal: 'tvs', armed: 'avs' }[side]}-${String(i).padStart(6, '0')}`,
+  );
+/** The armed side's job for schedule `id`. */
+const ARMED_JOB_ID = /^ajob-(avs-\d+)$/;
 /** Temporal's schedule starts `<action workflowId>-<nominal time, RFC 3339>`. */
 const TEMPORAL_JOB_ID = /^tjob-(tvs-\d+)-(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/;
 /** The schedule's own workflow: where its per-fire history cost is counted. */
 const ownWorkflowId = (side: Side, id: string) =>
-  side === 'ours' ? scheduleWorkflowId(TENANT, id) : `temporal-sys-scheduler:${id}`;
+  side === 'ours' ? scheduleWorkflowId(TENANT, id) : `temporal-sys-scheduler:${id}`; // (armed: none)
 
 async function retry<T>(what: string, fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let i = 1; ; i++) {
@@ -149,16 +183,32 @@ const cpuOf = (p: Procs) => ({
 
 async function startSide(
   side: Side,
-): Promise<{ stack: Stack; procs: Procs; schedulerWorker?: WorkerProcess }> {
-  const stack = await startStack(`bench-vs-${side}`);
+): Promise<{ stack: Stack; procs: Procs; schedulerWorker?: WorkerProcess; metricsPort: number }> {
+  const metricsPort = await freePort();
+  const stack = await startStack(`bench-vs-${side}`, {
+    metricsPort,
+    ...(SERVER_CONFIG ? { dynamicConfig: SERVER_CONFIG } : {}),
+  });
   log(`${side}: dev server ${stack.server.address} (db in ${stack.dir})`);
   const [jobs, schedulerWorker] = await Promise.all([
     startWorker(stack, { ROLES: 'jobs' }),
     side === 'ours'
-      ? startWorker(stack, {
-          ROLES: 'scheduler',
-          ...(WORKER_TUNING ? { SCHEDULER_WORKER_TUNING: JSON.stringify(WORKER_TUNING) } : {}),
-        })
+      ? startWorker(
+          stack,
+          {
+            ROLES: 'scheduler',
+            ...(WORKER_TUNING || PROFILE_DIR
+              ? {
+                  SCHEDULER_WORKER_TUNING: JSON.stringify({
+                    ...WORKER_TUNING,
+                    ...(PROFILE_DIR ? { debugMode: true } : {}),
+                  }),
+                }
+              : {}),
+          },
+          120_000,
+          PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+        )
       : Promise.resolve(undefined),
   ]);
   log(`${side}: workers polling`);
@@ -166,12 +216,20 @@ async function startSide(
     stack,
     procs: { server: stack.server.process.pid, scheduler: schedulerWorker?.child.pid, jobs: jobs.child.pid },
     schedulerWorker,
+    metricsPort,
   };
 }
 
 /** Creates one schedule on `side` whose cron spec is `cron` (UTC). */
-async function createOne(side: Side, stack: Stack, id: string, cron: string): Promise<void> {
-  if (side === 'ours') {
+async function createOne(side: Side, stack: Stack, id: string, cron: string, T: number): Promise<void> {
+  if (side === 'armed') {
+    await stack.client.workflow.start('noopJob', {
+      taskQueue: JOB_QUEUE,
+      workflowId: `ajob-${id}`,
+      args: [{ occurrence_id: id }],
+      startDelay: T - Date.now(),
+    });
+  } else if (side === 'ours') {
     await stack.sdk.create({
       schedule_id: id,
       target: { type: 'JOB', job_type: 'noopJob' },
@@ -202,11 +260,12 @@ async function createAll(
   ids: string[],
   cron: string,
   onEach?: (n: number) => void,
+  T = 0,
 ) {
   let created = 0;
   const start = Date.now();
   await pool(ids, CONCURRENCY, async (id) => {
-    await retry(`create ${id}`, () => createOne(side, stack, id, cron));
+    await retry(`create ${id}`, () => createOne(side, stack, id, cron, T));
     created += 1;
     onEach?.(created);
   });
@@ -223,6 +282,8 @@ interface BurstResult {
   lost: number;
   doubled: number;
   lateness: number[];
+  /** The jobs' first workflow task started − T, sorted. */
+  began: number[];
   spread: number[];
   jitterMismatches: number | null;
   burstDoneMs: number | null;
@@ -230,6 +291,8 @@ interface BurstResult {
   schedulerRss: { rssBytes: number; peakRssBytes: number } | null;
   jobsRss: number;
   events: { perFire: number; byType: string; sampled: number; wfts: number };
+  persistence: PersistenceCall[];
+  profile: ReturnType<typeof summarize> | null;
   dbBytes: number;
   note: string;
 }
@@ -240,7 +303,7 @@ async function jobsDone(client: Client): Promise<number> {
 
 async function burst(side: Side): Promise<BurstResult> {
   const loadBefore = loadavg();
-  const { stack, procs, schedulerWorker } = await startSide(side);
+  const { stack, procs, schedulerWorker, metricsPort } = await startSide(side);
   try {
     const { client } = stack;
     const T = Math.ceil((Date.now() + LEAD_S * 1000) / 60_000) * 60_000;
@@ -248,7 +311,7 @@ async function burst(side: Side): Promise<BurstResult> {
     const cron = `${tDate.getUTCMinutes()} ${tDate.getUTCHours()} * * *`;
     const ids = scheduleIds(side);
     log(`${side}: creating ${N} schedules, cron '${cron}' UTC (T = ${tDate.toISOString()})`);
-    const createMs = await createAll(side, stack, ids, cron);
+    const createMs = await createAll(side, stack, ids, cron, undefined, T);
     log(
       `${side}: created in ${(createMs / 1000).toFixed(1)} s (${(N / (createMs / 1000)).toFixed(1)}/s); ${((T - Date.now()) / 1000).toFixed(0)} s until T`,
     );
@@ -256,6 +319,9 @@ async function burst(side: Side): Promise<BurstResult> {
       throw new Error(`${side}: creation ended after T − 5 s: the burst is not in one minute (raise --lead)`);
     await sleep(T - Date.now() - 5000);
     const cpuBefore = cpuOf(procs);
+    const persistenceBefore = await scrapePersistence(metricsPort);
+    const profiled = PROFILE_DIR && schedulerWorker ? schedulerWorker : undefined;
+    const windowFrom = Date.now();
     await sleep(T - Date.now());
     log(`${side}: T reached; waiting until ${N} jobs completed`);
     const deadline = T + DEADLINE_MS;
@@ -271,13 +337,33 @@ async function burst(side: Side): Promise<BurstResult> {
       await sleep(1000);
     }
     const cpuAfter = cpuOf(procs);
+    const persistence = persistenceDelta(persistenceBefore, await scrapePersistence(metricsPort));
+    const schedulerRss = schedulerWorker ? procStats(schedulerWorker.child.pid) : null;
+    const jobsRss = procStats(procs.jobs).rssBytes;
+    let profile: BurstResult['profile'] = null;
+    if (profiled && PROFILE_DIR) {
+      // The profile is written when the process exits: stop it gracefully, then keep the burst's samples.
+      const windowTo = Date.now();
+      const [, epochMs, monoUs] = /clock epoch_ms=(\d+) mono_us=(\d+)/.exec(profiled.output())!.map(Number);
+      const toMono = (epoch: number) => monoUs! + (epoch - epochMs!) * 1000;
+      profiled.child.kill('SIGTERM');
+      await profiled.exit;
+      const file = readdirSync(PROFILE_DIR)
+        .filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${profiled.child.pid}.`))
+        .map((f) => join(PROFILE_DIR, f))
+        .sort((a, b) => statSync(b).size - statSync(a).size)[0];
+      if (!file) throw new Error(`no CPU profile of pid ${profiled.child.pid} in ${PROFILE_DIR}`);
+      profile = summarize(JSON.parse(readFileSync(file, 'utf8')), {
+        fromUs: toMono(windowFrom),
+        toUs: toMono(windowTo),
+      });
+      log(`${side}: worker profile ${file}`);
+    }
     const cpu = {
       server: cpuAfter.server - cpuBefore.server,
       scheduler: cpuAfter.scheduler - cpuBefore.scheduler,
       jobs: cpuAfter.jobs - cpuBefore.jobs,
     };
-    const schedulerRss = schedulerWorker ? procStats(schedulerWorker.child.pid) : null;
-    const jobsRss = procStats(procs.jobs).rssBytes;
     log(
       burstDoneMs === null
         ? `${side}: only ${done}/${N} jobs completed by the deadline`
@@ -287,12 +373,16 @@ async function burst(side: Side): Promise<BurstResult> {
 
     // The jobs, from visibility: which schedule and slot each is for, and when it started.
     const jobsBySlot = new Map<string, number[]>(); // `${scheduleId} ${slotMs}` → start times
+    const jobIds = new Map<string, string[]>(); // the same key → the jobs' workflow IDs
     for await (const wf of client.workflow.list({ query: `WorkflowType = 'noopJob'` })) {
       let scheduleId: string | undefined;
       let slot: number | undefined;
       if (side === 'ours') {
         scheduleId = wf.typedSearchAttributes.get(ScheduleIdKey);
         slot = wf.typedSearchAttributes.get(ScheduledForKey)?.getTime();
+      } else if (side === 'armed') {
+        scheduleId = ARMED_JOB_ID.exec(wf.workflowId)?.[1];
+        slot = T;
       } else {
         const m = TEMPORAL_JOB_ID.exec(wf.workflowId);
         if (m) [scheduleId, slot] = [m[1], Date.parse(m[2]!)];
@@ -300,7 +390,25 @@ async function burst(side: Side): Promise<BurstResult> {
       if (scheduleId === undefined || slot === undefined) continue;
       const key = `${scheduleId} ${slot}`;
       jobsBySlot.set(key, [...(jobsBySlot.get(key) ?? []), wf.startTime.getTime()]);
+      jobIds.set(key, [...(jobIds.get(key) ?? []), wf.workflowId]);
     }
+    // When each job's code began: its first workflow task started − the slot. The same measure on every
+    // side; a job started ahead with a start delay (the armed side) has a start time before its slot.
+    const began = (
+      await pool(
+        ids.flatMap((id) => jobIds.get(`${id} ${T}`) ?? []),
+        CONCURRENCY,
+        async (workflowId) => {
+          const h = await retry(`job history ${workflowId}`, () =>
+            client.workflow.getHandle(workflowId).fetchHistory(),
+          );
+          const first = (h.events ?? []).find((e) => eventName(e) === 'workflowTaskStarted');
+          return first ? tsMs(first.eventTime) - T : Number.NaN;
+        },
+      )
+    )
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
     // When each schedule's slot T was due to fire: T, or T + its jitter.
     const fireAt = new Map<string, number>();
     let jitterMismatches: number | null = null;
@@ -351,7 +459,7 @@ async function burst(side: Side): Promise<BurstResult> {
     spread.sort((a, b) => a - b);
 
     // History events per fire of the schedule's own workflow, over a sample.
-    const sample = ids.slice(0, Math.min(HISTORY_SAMPLE, N));
+    const sample = side === 'armed' ? [] : ids.slice(0, Math.min(HISTORY_SAMPLE, N));
     const histories = await pool(sample, CONCURRENCY, async (id) => {
       const h = await retry(`history ${id}`, () =>
         client.workflow.getHandle(ownWorkflowId(side, id)).fetchHistory(),
@@ -381,7 +489,8 @@ async function burst(side: Side): Promise<BurstResult> {
       fires,
       lost,
       doubled,
-      lateness,
+      lateness: side === 'armed' ? began : lateness,
+      began,
       spread,
       jitterMismatches,
       burstDoneMs,
@@ -389,6 +498,8 @@ async function burst(side: Side): Promise<BurstResult> {
       schedulerRss,
       jobsRss,
       events,
+      persistence,
+      profile,
       dbBytes: dbBytes(stack),
       note: burstDoneMs === null ? `only ${done}/${N} jobs completed by T + ${(deadline - T) / 1000} s` : '',
     };
@@ -478,7 +589,11 @@ async function idle(side: Side): Promise<IdleResult> {
 }
 
 const label = (side: Side) =>
-  side === 'ours' ? 'this scheduler (CRON, JOB, ALLOW)' : "Temporal's Schedules (cron spec, ALLOW_ALL)";
+  ({
+    ours: 'this scheduler (CRON, JOB, ALLOW)',
+    temporal: "Temporal's Schedules (cron spec, ALLOW_ALL)",
+    armed: 'no scheduler: jobs started ahead with a start delay to T (the floor of arming ahead)',
+  })[side];
 const tuning = JSON.stringify({ ...schedulerWorkerTuning, ...WORKER_TUNING });
 const cli = findTemporalCli();
 const cliVersion = cli ? execFileSync(cli, ['--version']).toString().trim() : 'unknown';
@@ -494,26 +609,60 @@ function printBurst(results: BurstResult[]) {
     '',
     `Command: \`${command}\``,
     '',
-    `| side | p50 | p95 | p99 | max | server CPU s | worker CPU s | job worker CPU s | (server + worker) CPU ms / fire | worker RSS (peak) | job worker RSS | history events / fire (WFTs) | creates/s | fires / lost (no job by the deadline) / doubled | all jobs done after T | DB size | load before → after |`,
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
+    `| side | p50 | p95 | p99 | max | job began p50 / p99 | server CPU s | worker CPU s | job worker CPU s | (server + worker) CPU ms / fire | worker RSS (peak) | job worker RSS | history events / fire (WFTs) | creates/s | fires / lost (no job by the deadline) / doubled | all jobs done after T | DB size | load before → after |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
     ...results.map(
       (r) =>
-        `| ${label(r.side)} | ${q(r, 0.5)} | ${q(r, 0.95)} | ${q(r, 0.99)} | ${sec(r.lateness.at(-1) ?? Number.NaN)} | ${r.cpu.server.toFixed(1)} | ${r.side === 'ours' ? r.cpu.scheduler.toFixed(1) : '— (in the server)'} | ${r.cpu.jobs.toFixed(1)} | ${perFire(r).toFixed(1)} | ${r.schedulerRss ? `${mib(r.schedulerRss.rssBytes)} (${mib(r.schedulerRss.peakRssBytes)})` : '—'} | ${mib(r.jobsRss)} | ${r.events.perFire.toFixed(1)} (${r.events.wfts.toFixed(2)}) | ${(N / (r.createMs / 1000)).toFixed(1)} | ${r.fires} / ${r.lost} / ${r.doubled} | ${r.burstDoneMs === null ? r.note : sec(r.burstDoneMs)} | ${mib(r.dbBytes)} | ${r.loadBefore} → ${r.loadAfter} |`,
+        `| ${label(r.side)} | ${q(r, 0.5)} | ${q(r, 0.95)} | ${q(r, 0.99)} | ${sec(r.lateness.at(-1) ?? Number.NaN)} | ${sec(quantile(r.began, 0.5))} / ${sec(quantile(r.began, 0.99))} | ${r.cpu.server.toFixed(1)} | ${{ ours: r.cpu.scheduler.toFixed(1), temporal: '— (in the server)', armed: '—' }[r.side]} | ${r.cpu.jobs.toFixed(1)} | ${perFire(r).toFixed(1)} | ${r.schedulerRss ? `${mib(r.schedulerRss.rssBytes)} (${mib(r.schedulerRss.peakRssBytes)})` : '—'} | ${mib(r.jobsRss)} | ${r.events.perFire.toFixed(1)} (${r.events.wfts.toFixed(2)}) | ${(N / (r.createMs / 1000)).toFixed(1)} | ${r.fires} / ${r.lost} / ${r.doubled} | ${r.burstDoneMs === null ? r.note : sec(r.burstDoneMs)} | ${mib(r.dbBytes)} | ${r.loadBefore} → ${r.loadAfter} |`,
     ),
     '',
-    ...results.map(
-      (r) =>
-        `- ${label(r.side)}: history events per fire by type (${r.events.sampled} schedules sampled): ${r.events.byType}.`,
-    ),
+    ...results
+      .filter((r) => r.events.sampled > 0)
+      .map(
+        (r) =>
+          `- ${label(r.side)}: history events per fire by type (${r.events.sampled} schedules sampled): ${r.events.byType}.`,
+      ),
   ];
   const ours = results.find((r) => r.side === 'ours');
   const theirs = results.find((r) => r.side === 'temporal');
   if (ours && theirs) {
     const p99 = quantile(ours.lateness, 0.99) / quantile(theirs.lateness, 0.99);
     const cpu = perFire(ours) / ((1000 * theirs.cpu.server) / theirs.fires);
+    const total = (r: BurstResult) => (1000 * (r.cpu.server + r.cpu.scheduler + r.cpu.jobs)) / r.fires;
     lines.push(
-      `- ratios (ours / Temporal's): p99 lateness ${p99.toFixed(2)} (goal ≤ 0.25); (server + worker) CPU per fire / Temporal's server CPU per fire ${cpu.toFixed(2)} (goal ≤ 1); history events per fire ${(ours.events.perFire / theirs.events.perFire).toFixed(2)} (goal ≤ 1); creates/s ${(theirs.createMs / ours.createMs).toFixed(2)} (goal ≥ 1).`,
+      `- ratios (ours / Temporal's): p99 lateness ${p99.toFixed(2)} (goal ≤ 0.5); total CPU per fire (server + scheduler worker + job worker: ${total(ours).toFixed(1)} vs ${total(theirs).toFixed(1)} ms) ${(total(ours) / total(theirs)).toFixed(2)} (goal ≤ 0.8); (server + worker) CPU per fire / Temporal's server CPU per fire ${cpu.toFixed(2)}; history events per fire ${(ours.events.perFire / theirs.events.perFire).toFixed(2)}; creates/s ${(theirs.createMs / ours.createMs).toFixed(2)} (goal ≥ 1).`,
     );
+  }
+  if (theirs) {
+    for (const r of results.filter((x) => x !== theirs))
+      lines.push(
+        `- ${label(r.side)}: job began p99 / Temporal's ${(quantile(r.began, 0.99) / quantile(theirs.began, 0.99)).toFixed(2)}; total CPU per fire / Temporal's ${((r.cpu.server + r.cpu.scheduler + r.cpu.jobs) / r.fires / ((theirs.cpu.server + theirs.cpu.jobs) / theirs.fires)).toFixed(2)}.`,
+      );
+  }
+  for (const r of results) {
+    const calls = r.persistence.reduce((a, c) => a + c.requests, 0);
+    const ms = r.persistence.reduce((a, c) => a + c.seconds, 0) * 1000;
+    lines.push(
+      `- ${label(r.side)}: the server's persistence calls per fire: ${(calls / r.fires).toFixed(1)} (${(ms / r.fires).toFixed(1)} ms); by operation: ${r.persistence
+        .slice(0, 12)
+        .map(
+          (c) =>
+            `${c.operation} ${(c.requests / r.fires).toFixed(2)} (${((1000 * c.seconds) / r.fires).toFixed(1)} ms)`,
+        )
+        .join(', ')}.`,
+    );
+    if (r.profile) {
+      const pct = (us: number) => `${((100 * us) / (r.profile!.totalMs * 1000)).toFixed(1)} %`;
+      lines.push(
+        `- ${label(r.side)}: scheduler worker profile over the burst (${(r.profile.totalMs / 1000).toFixed(1)} s sampled, workflows in debugMode): by area ${r.profile.areas
+          .slice(0, 10)
+          .map(([a, us]) => `${a} ${pct(us)}`)
+          .join(', ')}; top functions ${r.profile.functions
+          .slice(0, 15)
+          .map(([f, us]) => `\`${f}\` ${pct(us)}`)
+          .join(', ')}.`,
+      );
+    }
   }
   if (JITTER) {
     for (const r of results) {

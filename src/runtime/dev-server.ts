@@ -20,6 +20,10 @@ export interface DevServerOptions {
   ip?: string;
   /** The server's own output goes here, so a failed start can say why. */
   logFile: string;
+  /** Serve the server's Prometheus metrics here (benchmarks read its persistence counters); omitted: the CLI's own choice. */
+  metricsPort?: number;
+  /** Dynamic config values over the CLI's (`--dynamic-config-value KEY=JSON`), e.g. the search-attribute cache. */
+  dynamicConfig?: Record<string, unknown>;
 }
 
 export interface DevServer {
@@ -96,6 +100,9 @@ async function launchDevServer(options: DevServerOptions & { port: number }, ip:
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   if (options.uiPort === null) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort), '--ui-ip', ip);
+  if (options.metricsPort !== undefined) args.push('--metrics-port', String(options.metricsPort));
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   const logStart = logSize(options.logFile);
   const log = openSync(options.logFile, 'a');

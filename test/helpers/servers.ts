@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalCli, findTestServer } from '../../scripts/toolchain.mjs';
-import { type DevServer, startDevServer } from '../../src/runtime/dev-server.js';
+import { type DevServer, type DevServerOptions, startDevServer } from '../../src/runtime/dev-server.js';
 import { createTimeSkippingEnv as createTestServerEnv } from '../../src/testing/index.js';
 
 // Tests use the servers that `npm test` obtained (scripts/bootstrap.mjs); the SDK's own downloads
@@ -31,12 +31,17 @@ export function tempDir(prefix: string): string {
 }
 
 /** A headless dev server on free ports with its own SQLite file (reuse `dbFile` to restart on it). */
-export async function startTestDevServer(dbFile: string, port?: number): Promise<DevServer> {
+export async function startTestDevServer(
+  dbFile: string,
+  port?: number,
+  extra: Pick<DevServerOptions, 'metricsPort' | 'dynamicConfig'> = {},
+): Promise<DevServer> {
   return await startDevServer({
     cliPath: temporalCliPath(),
     dbFile,
     logFile: `${dbFile}.log`,
     ...(port === undefined ? {} : { port }),
+    ...extra,
     uiPort: null,
     namespace: 'default',
   });

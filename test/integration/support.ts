@@ -9,7 +9,7 @@ import { repoRoot } from '../../scripts/toolchain.mjs';
 import { SchedulerClient } from '../../src/api/client.js';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import type { DevServer } from '../../src/runtime/dev-server.js';
+import type { DevServer, DevServerOptions } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { freePort } from '../../src/runtime/ports.js';
 import type { RunLine } from '../fixtures/durable-jobs.js';
@@ -33,10 +33,13 @@ export interface Stack {
 }
 
 /** A fresh dev server (own SQLite file in a temp dir) with the scheduler's search attributes registered. */
-export async function startStack(prefix: string): Promise<Stack> {
+export async function startStack(
+  prefix: string,
+  server: Pick<DevServerOptions, 'metricsPort' | 'dynamicConfig'> = {},
+): Promise<Stack> {
   const dir = tempDir(prefix);
-  const server = await startTestDevServer(join(dir, 'temporal.db'));
-  const connection = await Connection.connect({ address: server.address });
+  const devServer = await startTestDevServer(join(dir, 'temporal.db'), undefined, server);
+  const connection = await Connection.connect({ address: devServer.address });
   await registerSearchAttributes(connection, 'default');
   const client = new Client({ connection });
   const sdk = new SchedulerClient({
@@ -45,7 +48,7 @@ export async function startStack(prefix: string): Promise<Stack> {
     jobTaskQueue: JOB_QUEUE,
     principal: { tenant_id: 'acme', owner_ref: 'ops' },
   });
-  return { dir, server, connection, client, sdk, processes: [] };
+  return { dir, server: devServer, connection, client, sdk, processes: [] };
 }
 
 export interface WorkerProcess extends Spawned {
@@ -58,10 +61,12 @@ export async function startWorker(
   stack: Stack,
   env: Record<string, string> = {},
   timeoutMs = 120_000,
+  /** Node's own flags for the process (a benchmark's `--cpu-prof`). */
+  nodeArgs: string[] = [],
 ): Promise<WorkerProcess> {
   const spawned = spawnProcess(
     process.execPath,
-    ['--import', 'tsx', workerScript],
+    [...nodeArgs, '--import', 'tsx', workerScript],
     {
       ...process.env,
       TEMPORAL_ADDRESS: stack.server.address,
