@@ -130,6 +130,8 @@ describe('RRULE', () => {
     'FREQ=MINUTELY;INTERVAL=60;BYMINUTE=30',
     'FREQ=DAILY;INTERVAL=7;BYDAY=TU', // DTSTART is a Friday: every 7th day is a Friday
     'FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=31;BYMONTH=1,4', // only Januaries and Aprils… fires in January
+    'FREQ=DAILY;BYMINUTE=45;BYSETPOS=3,-2', // one time a day: BYSETPOS keeps none (searched to 9999 before)
+    'FREQ=WEEKLY;INTERVAL=3;BYDAY=MO;BYSETPOS=2',
   ])('never fires: %s (bounded search, no hang)', (rule) => {
     const text = `DTSTART;TZID=UTC:20270101T000000\nRRULE:${rule}`; // 2027-01-01 is a Friday
     const t0 = performance.now();
