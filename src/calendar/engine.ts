@@ -27,7 +27,7 @@ import {
   listSource,
   oneTimeSource,
 } from './simple-sources.js';
-import type { Nominal, NominalSource, RulePosition } from './source.js';
+import type { Nominal, NominalSource, RulePosition, SetPosition } from './source.js';
 import { type CalendarOptions, parseCalendarOptions, parseTiming, type Timing } from './timing.js';
 import { Window } from './window.js';
 import { checkZone, zoneFor } from './zone.js';
@@ -70,8 +70,16 @@ export interface CalendarCursor {
   last?: string;
   /** number of slots emitted up to and including `last` */
   emitted?: number;
-  /** COUNT-limited rule: the `n`-th rule occurrence is at floating wall time `wall` */
-  rule?: { wall: string; n: number };
+  /** the one COUNT-limited rule: its `n`-th occurrence is at floating wall time `wall` */
+  rule?: CursorRule;
+  /** several COUNT-limited rules (RRULEs, then EXRULEs, in block order): each one's, or null before its first */
+  rules?: Array<CursorRule | null>;
+}
+
+/** A position in a COUNT-limited rule: its `n`-th occurrence is at floating wall time `wall`. */
+export interface CursorRule {
+  wall: string;
+  n: number;
 }
 
 export interface SlotAdjustment {
@@ -123,7 +131,8 @@ interface Candidate {
   instant: number;
   offset: number;
   wall: number;
-  n?: number;
+  pos?: SetPosition;
+  until?: number;
   label?: string;
   adjustments: Adjustment[];
 }
@@ -227,7 +236,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
       break;
     }
     case 'RECURRENCE':
-      source = compileRecurrence('timing.rule', timing.rule, zone, startsAt ?? defaultDtstart);
+      source = compileRecurrence('timing.rule', timing.rule, zone, startsAt ?? defaultDtstart, dst);
       break;
     case 'CRON': {
       const begin = (startsAt ?? createdAt) + zone.offsetAt(startsAt ?? createdAt);
@@ -239,41 +248,43 @@ export function compileCalendar(input: CalendarInput): Calendar {
       break;
   }
 
-  const needCount = maxCount !== undefined || source.counting;
+  const needCount = maxCount !== undefined || source.counting > 0;
 
   /** floating wall below which no nominal occurrence can resolve to an instant > t */
   function wallLow(t: number): number {
     return t + Math.min(zone.offsetAt(t - DAY_MS), zone.offsetAt(t), zone.offsetAt(t + DAY_MS));
   }
 
+  /** a candidate slot of `item` at `instant` */
+  function candidate(
+    item: Nominal,
+    instant: number,
+    offset: number,
+    adjustment: Adjustment | undefined,
+  ): Candidate {
+    const c: Candidate = { instant, offset, wall: item.wall, adjustments: adjustment ? [adjustment] : [] };
+    if (item.pos !== undefined) c.pos = item.pos;
+    if (item.until !== undefined) c.until = item.until;
+    if (item.label !== undefined) c.label = item.label;
+    return c;
+  }
+
   function candidatesOf(item: Nominal): { cands: Candidate[]; lb: number } {
+    const w = item.wall;
     if (item.instant !== undefined) {
-      const w = item.wall;
       const lb = Math.min(item.instant, w - Math.max(zone.offsetAt(w - DAY_MS), zone.offsetAt(w + DAY_MS)));
-      const c: Candidate = {
-        instant: item.instant,
-        offset: zone.offsetAt(item.instant),
-        wall: w,
-        adjustments: [],
-      };
-      if (item.n !== undefined) c.n = item.n;
-      if (item.label !== undefined) c.label = item.label;
-      return { cands: [c], lb };
+      return { cands: [candidate(item, item.instant, zone.offsetAt(item.instant), item.adjustment)], lb };
     }
-    const r = resolveWall(zone, item.wall, dst);
-    const cands: Candidate[] = [];
-    for (const x of r.resolved) {
-      const c: Candidate = {
-        instant: x.instant,
-        offset: x.offset,
-        wall: item.wall,
-        adjustments: x.adjustment ? [x.adjustment] : [],
-      };
-      if (item.n !== undefined) c.n = item.n;
-      if (item.label !== undefined) c.label = item.label;
-      cands.push(c);
+    if (item.removed) {
+      // nothing to fire; its wall still bounds what can follow
+      const maxOffset = Math.max(zone.offsetAt(w - DAY_MS), zone.offsetAt(w), zone.offsetAt(w + DAY_MS));
+      return { cands: [], lb: w - maxOffset };
     }
-    return { cands, lb: r.lowerBound };
+    const r = resolveWall(zone, w, dst);
+    return {
+      cands: r.resolved.map((x) => candidate(item, x.instant, x.offset, x.adjustment)),
+      lb: r.lowerBound,
+    };
   }
 
   function toSlot(c: Candidate, deferTo: number | undefined): Slot {
@@ -305,9 +316,17 @@ export function compileCalendar(input: CalendarInput): Calendar {
     return slot;
   }
 
+  function positionOf(field: string, p: CursorRule): RulePosition {
+    const w = parseDateTime(`${field}.wall`, p.wall);
+    if (!Number.isInteger(p.n) || p.n < 1) {
+      throw new CalendarError(`${field}.n`, 'must be a positive integer', 'INVALID_CURSOR');
+    }
+    return { wall: w.wall, n: p.n };
+  }
+
   function readCursor(
     cursor: CalendarCursor | undefined,
-  ): { last: number; emitted: number; pos?: RulePosition } | undefined {
+  ): { last: number; emitted: number; pos?: SetPosition } | undefined {
     if (cursor === undefined || cursor === null) return undefined;
     if (typeof cursor !== 'object' || cursor.v !== 1) {
       throw new CalendarError(
@@ -320,14 +339,20 @@ export function compileCalendar(input: CalendarInput): Calendar {
     const last = parseInstant('cursor.last', cursor.last);
     const emitted = cursor.emitted;
     if (emitted === undefined || !Number.isInteger(emitted) || emitted < 0) return undefined;
-    const out: { last: number; emitted: number; pos?: RulePosition } = { last, emitted };
-    if (cursor.rule !== undefined) {
-      const w = parseDateTime('cursor.rule.wall', cursor.rule.wall);
-      if (!Number.isInteger(cursor.rule.n) || cursor.rule.n < 1) {
-        throw new CalendarError('cursor.rule.n', 'must be a positive integer', 'INVALID_CURSOR');
+    const out: { last: number; emitted: number; pos?: SetPosition } = { last, emitted };
+    // one COUNT rule: `rule`, as cursors have always been; several: `rules`, one entry each
+    if (source.counting <= 1 && cursor.rule !== undefined) {
+      out.pos = [positionOf('cursor.rule', cursor.rule)];
+    } else if (source.counting > 1 && cursor.rules !== undefined) {
+      if (!Array.isArray(cursor.rules) || cursor.rules.length !== source.counting) {
+        throw new CalendarError(
+          'cursor.rules',
+          `must hold one position per COUNT rule (${source.counting})`,
+          'INVALID_CURSOR',
+        );
       }
-      out.pos = { wall: w.wall, n: cursor.rule.n };
-    } else if (source.counting) return undefined;
+      out.pos = cursor.rules.map((p, i) => (p === null ? undefined : positionOf(`cursor.rules.${i}`, p)));
+    } else if (source.counting > 0) return undefined;
     return out;
   }
 
@@ -359,7 +384,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
     }
 
     let from: number;
-    let pos: RulePosition | undefined;
+    let pos: SetPosition | undefined;
     let emitted = 0;
     let countedUpTo = Number.NEGATIVE_INFINITY;
     if (needCount && known !== undefined && known.last <= after) {
@@ -384,6 +409,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
 
     const it = src.iterate(from, pos);
     const buffer: Candidate[] = [];
+    let removed = 0;
     let lastInstant = Number.NaN;
     let fuel = searchFuel;
     const budget = ctx?.budget;
@@ -396,13 +422,12 @@ export function compileCalendar(input: CalendarInput): Calendar {
       if (!r.done) ({ cands, lb } = candidatesOf(r.value));
       while (buffer.length > 0 && buffer[0]!.instant < lb) {
         const c = buffer.shift()!;
+        // past its rule's UNTIL: not an occurrence (another rule or an RDATE may still have that instant)
+        if (c.until !== undefined && c.instant > c.until) continue;
         if (c.instant === lastInstant) continue; // the same instant twice (DST shift, RDATE = rule)
         lastInstant = c.instant;
         if (startsAt !== undefined && c.instant < startsAt) continue;
-        if (
-          (endsAt !== undefined && c.instant > endsAt) ||
-          (src.untilInstant !== undefined && c.instant > src.untilInstant)
-        ) {
+        if (endsAt !== undefined && c.instant > endsAt) {
           exhausted = true;
           done = true;
           break;
@@ -421,7 +446,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
           done = true;
           break;
         }
-        if (c.n !== undefined) lastPos = { wall: c.wall, n: c.n };
+        if (c.pos !== undefined) lastPos = c.pos;
         if (c.instant <= after) continue;
         if (c.instant > until) {
           done = true;
@@ -438,8 +463,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
         slots.push(slot);
         cursor.last = slots[slots.length - 1]!.scheduledFor;
         if (needCount) cursor.emitted = emitted;
-        if (lastPos !== undefined && source.counting)
-          cursor.rule = { wall: formatWall(lastPos.wall), n: lastPos.n };
+        if (lastPos !== undefined) writePositions(cursor, lastPos);
         if (slots.length >= count) {
           done = true;
           if (maxCount !== undefined && emitted >= maxCount) exhausted = true;
@@ -451,8 +475,17 @@ export function compileCalendar(input: CalendarInput): Calendar {
         exhausted = fixedDelay === undefined;
         break;
       }
+      if (!r.done && r.value.removed) removed++;
       if (--fuel < 0) {
         if (slots.length > 0) break;
+        // most of what was searched was removed by the timing's own EXRULEs: they are what removes it all
+        if (removed > searchFuel / 2) {
+          throw new CalendarError(
+            'timing.rule',
+            `no slot found within ${searchFuel} candidate occurrences: the EXRULEs remove every occurrence`,
+            'SEARCH_LIMIT',
+          );
+        }
         throw new CalendarError(
           'options',
           `no slot found within ${searchFuel} candidate occurrences: the window/exclusions remove every occurrence`,
@@ -480,6 +513,16 @@ export function compileCalendar(input: CalendarInput): Calendar {
     if (needCount && cursor.emitted === undefined && slots.length === 0 && known !== undefined)
       cursor.emitted = known.emitted;
     return { slots, cursor, exhausted };
+  }
+
+  /** COUNT rule positions into the cursor: `rule` for one (the format cursors have always had), `rules` for several */
+  function writePositions(cursor: CalendarCursor, p: SetPosition): void {
+    const asCursor = (x: RulePosition | undefined): CursorRule | null =>
+      x === undefined ? null : { wall: formatWall(x.wall), n: x.n };
+    if (source.counting === 1) {
+      const one = asCursor(p[0]);
+      if (one !== null) cursor.rule = one;
+    } else if (source.counting > 1) cursor.rules = p.map(asCursor);
   }
 
   const calendar: Calendar = {

@@ -5,6 +5,7 @@ export type {
   Calendar,
   CalendarCursor,
   CalendarInput,
+  CursorRule,
   NextSlotsContext,
   NextSlotsResult,
   SearchBudget,

@@ -1,20 +1,38 @@
 /** RECURRENCE timing: RRULE body or RFC 5545 block → a nominal source in the calendar zone. */
-import { DEFAULT_DST, resolveWall } from './dst.js';
+import { DEFAULT_DST, type DstPolicy, resolveWall } from './dst.js';
 import { CalendarError, fail } from './errors.js';
-import { DAY, dayNumber, formatWall, HOUR, SECOND, startOfDay } from './floating.js';
+import { DAY, dayNumber, formatWall, SECOND, startOfDay } from './floating.js';
+import { recurrenceSet, type SetRule } from './recurrence-set.js';
 import { makeExpander, normalizeRule, staticNeverFires, type WallIterator } from './rrule-expand.js';
-import { type DateValue, isBlock, parseBlock, parseRecur, type RecurRule } from './rrule-parse.js';
-import type { Nominal, NominalSource, RulePosition } from './source.js';
+import {
+  type BlockRule,
+  type DateValue,
+  type IcsBlock,
+  isBlock,
+  labelled,
+  parseBlock,
+  parseRecur,
+  type RecurRule,
+} from './rrule-parse.js';
+import type { Nominal, NominalSource } from './source.js';
 import { checkZone, type Zone, zoneFor } from './zone.js';
 
-export interface CompiledRecurrence extends NominalSource {
-  readonly dtstart: number; // floating wall
-  readonly rule: RecurRule | undefined; // normalised
-}
+/**
+ * Set members the compile-time probe looks at for a first occurrence (the engine's window probe
+ * looks at as many): an EXRULE that removes every one of them is refused rather than searched on.
+ */
+const PROBE_FUEL = 20_000;
 
 /** instant of a wall time in a zone under the default DST policy */
 function instantOf(zone: Zone, wall: number): number {
   return resolveWall(zone, wall, DEFAULT_DST).resolved[0]?.instant ?? wall - zone.offsetAt(wall);
+}
+
+/** the latest wall time in `zone` that can resolve to an instant ≤ `instant`, under any DST policy */
+function lastWallBy(zone: Zone, instant: number): number {
+  return (
+    instant + Math.max(zone.offsetAt(instant - DAY), zone.offsetAt(instant), zone.offsetAt(instant + DAY))
+  );
 }
 
 export function compileRecurrence(
@@ -22,179 +40,195 @@ export function compileRecurrence(
   text: string,
   zone: Zone,
   defaultDtstart: number,
-): CompiledRecurrence {
-  const block = isBlock(text)
+  dst: DstPolicy,
+): NominalSource {
+  const block: IcsBlock = isBlock(text)
     ? parseBlock(field, text)
-    : { rrule: parseRecur(field, text), rdates: [], exdates: [] };
-  const toWall = (v: DateValue, what: string): { wall: number; instant?: number; dateOnly: boolean } => {
-    if (v.kind === 'instant')
-      return { wall: v.instant + zone.offsetAt(v.instant), instant: v.instant, dateOnly: false };
-    if (v.tzid !== undefined && v.tzid !== zone.name) {
-      checkZone(field, v.tzid);
-      const instant = instantOf(zoneFor(v.tzid), v.wall);
-      if (what === 'DTSTART') {
+    : { rrules: [{ label: '', rule: parseRecur(field, text) }], exrules: [], rdates: [], exdates: [] };
+  /** the zone a TZID names: the calendar's own when absent or the same */
+  const zoneOf = (tzid: string | undefined): Zone =>
+    tzid === undefined || tzid === zone.name ? zone : zoneFor(checkZone(field, tzid));
+
+  let dtstart: number;
+  const d = block.dtstart;
+  if (d === undefined) {
+    const t = Math.floor(defaultDtstart / SECOND) * SECOND;
+    dtstart = t + zone.offsetAt(t);
+  } else if (d.kind === 'instant') {
+    dtstart = d.instant + zone.offsetAt(d.instant);
+  } else {
+    if (zoneOf(d.tzid) !== zone) {
+      fail(
+        field,
+        `DTSTART TZID=${d.tzid} differs from timing.timezone ${zone.name}; make them the same zone`,
+        'INVALID_RRULE',
+      );
+    }
+    dtstart = d.wall;
+  }
+
+  /** An RRULE or EXRULE, checked and expanded as a lone RRULE is; errors name the line. */
+  function compileRule({ label, rule: raw }: BlockRule, exclusion: boolean): SetRule {
+    const rule = normalizeRule(raw, dtstart);
+    let untilWall: number | undefined;
+    let untilInstant: number | undefined;
+    const u = raw.until;
+    if (u !== undefined) {
+      let before: boolean;
+      let shown: string;
+      if (u.kind === 'instant' || zoneOf(u.tzid) !== zone) {
+        // an instant: occurrences are compared with it once resolved
+        untilInstant = u.kind === 'instant' ? u.instant : instantOf(zoneOf(u.tzid), u.wall);
+        untilWall = lastWallBy(zone, untilInstant);
+        before = untilInstant < instantOf(zone, dtstart);
+        shown = u.kind === 'instant' ? `${formatWall(u.instant)}Z` : formatWall(u.wall);
+      } else {
+        untilWall = u.dateOnly ? u.wall + DAY - 1 : u.wall;
+        before = untilWall < dtstart;
+        shown = formatWall(u.wall);
+      }
+      if (before) {
         fail(
           field,
-          `DTSTART TZID=${v.tzid} differs from timing.timezone ${zone.name}; make them the same zone`,
+          labelled(label, `UNTIL ${shown} is before DTSTART ${formatWall(dtstart)}`),
+          'UNTIL_BEFORE_DTSTART',
+        );
+      }
+    }
+    let expander: WallIterator;
+    try {
+      const why = staticNeverFires(rule, dtstart);
+      if (why) fail(field, `the rule can never fire: ${why}`, 'NEVER_FIRES');
+      expander = makeExpander(field, rule, dtstart, untilWall);
+    } catch (e) {
+      if (!(e instanceof CalendarError)) throw e;
+      // an EXRULE that can never fire removes nothing: surely not what was meant, but not a
+      // schedule that never fires either
+      if (exclusion && e.code === 'NEVER_FIRES') {
+        fail(
+          field,
+          labelled(label, `never matches: ${e.reason.replace(/^the rule can never fire: /, '')}`),
           'INVALID_RRULE',
         );
       }
-      return { wall: instant + zone.offsetAt(instant), instant, dateOnly: v.dateOnly };
+      throw new CalendarError(e.field, labelled(label, e.reason), e.code);
     }
-    return { wall: v.wall, dateOnly: v.dateOnly };
-  };
-
-  let dtstart: number;
-  if (block.dtstart) {
-    dtstart = toWall(block.dtstart, 'DTSTART').wall;
-  } else {
-    const t = Math.floor(defaultDtstart / SECOND) * SECOND;
-    dtstart = t + zone.offsetAt(t);
+    if (exclusion && untilInstant !== undefined) {
+      // an EXRULE names local times: one past its UNTIL (read per RFC 5545 §3.3.5) removes nothing
+      const inner = expander;
+      const last = untilInstant;
+      expander = {
+        *walls(from: number) {
+          for (const w of inner.walls(from)) if (instantOf(zone, w) <= last) yield w;
+        },
+      };
+    }
+    // A rule of several (RRULEs, EXRULEs) that can never fire (or match) is a mistake the set would
+    // hide, and one the expander would search a whole calendar cycle for on every call: refuse it as
+    // a lone rule is. Not in a block of one RRULE: those were accepted before sets were, and running
+    // schedules recompute theirs. One whose UNTIL comes before its first occurrence costs nothing.
+    const several = block.rrules.length + block.exrules.length > 1;
+    if (several && raw.until === undefined && expander.walls(Number.NEGATIVE_INFINITY).next().done) {
+      const why = notFound([raw], dtstart);
+      if (exclusion) fail(field, labelled(label, `never matches (${why})`), 'INVALID_RRULE');
+      fail(field, labelled(label, `the rule can never fire (${why})`), 'NEVER_FIRES');
+    }
+    const out: SetRule = { label, expander };
+    if (rule.count !== undefined) out.count = rule.count;
+    if (!exclusion && untilInstant !== undefined) out.until = untilInstant;
+    return out;
   }
+  const rrules = block.rrules.map((r) => compileRule(r, false));
+  const exrules = block.exrules.map((r) => compileRule(r, true));
 
-  let rule: RecurRule | undefined;
-  let expander: WallIterator | undefined;
-  let untilInstant: number | undefined;
-  if (block.rrule) {
-    rule = normalizeRule(block.rrule, dtstart);
-    let untilWall: number | undefined;
-    const u = block.rrule.until;
-    if (u) {
-      if (u.kind === 'instant') {
-        untilInstant = u.instant;
-        untilWall = u.instant + 15 * HOUR; // generous: exact check on the resolved instant
-        if (u.instant < instantOf(zone, dtstart)) {
-          fail(
-            field,
-            `UNTIL ${formatWall(u.instant)}Z is before DTSTART ${formatWall(dtstart)}`,
-            'UNTIL_BEFORE_DTSTART',
-          );
-        }
-      } else {
-        const w = toWall(u, 'UNTIL');
-        if (w.instant !== undefined) {
-          untilInstant = w.instant;
-          untilWall = w.wall + 15 * HOUR;
-        } else {
-          untilWall = w.dateOnly ? w.wall + DAY - 1 : w.wall;
-        }
-        if ((w.instant ?? untilWall) < (w.instant !== undefined ? instantOf(zone, dtstart) : dtstart)) {
-          fail(
-            field,
-            `UNTIL ${formatWall(w.wall)} is before DTSTART ${formatWall(dtstart)}`,
-            'UNTIL_BEFORE_DTSTART',
-          );
-        }
+  // RDATE: a date takes DTSTART's time of day; a wall time in the calendar zone stays nominal (the
+  // engine applies the DST policy); one in another zone denotes that zone's instant(s) under the
+  // same policy, as does a UTC one
+  const timeOfDay = dtstart - startOfDay(dtstart);
+  const rdates: Nominal[] = [];
+  const absolute = (instant: number): Nominal => ({ wall: instant + zone.offsetAt(instant), instant });
+  for (const r of block.rdates) {
+    if (r.kind === 'instant') rdates.push(absolute(r.instant));
+    else if (r.dateOnly) rdates.push({ wall: r.wall + timeOfDay });
+    else if (zoneOf(r.tzid) === zone) rdates.push({ wall: r.wall });
+    else {
+      for (const x of resolveWall(zoneOf(r.tzid), r.wall, dst).resolved) {
+        const item = absolute(x.instant);
+        if (x.adjustment) item.adjustment = x.adjustment;
+        rdates.push(item);
       }
     }
-    const why = staticNeverFires(rule, dtstart);
-    if (why) fail(field, `the rule can never fire: ${why}`, 'NEVER_FIRES');
-    expander = makeExpander(field, rule, dtstart, untilWall);
   }
+  rdates.sort((a, b) => a.wall - b.wall);
 
-  const exWalls = new Set<number>();
+  // EXDATE: a date removes that local date; a time removes the instant(s) it denotes in its zone under
+  // the DST policy: exactly the slot that fires then, whichever zone it is written in
   const exDays = new Set<number>();
   const exInstants = new Set<number>();
-  for (const ex of block.exdates) {
-    const w = toWall(ex, 'EXDATE');
-    if (w.instant !== undefined) exInstants.add(w.instant);
-    else if (w.dateOnly) exDays.add(dayNumber(w.wall));
-    else exWalls.add(w.wall);
-  }
-  const timeOfDay = dtstart - startOfDay(dtstart);
-  const rdates: Nominal[] = block.rdates
-    .map((r) => {
-      const w = toWall(r, 'RDATE');
-      const item: Nominal = { wall: w.dateOnly ? w.wall + timeOfDay : w.wall };
-      if (w.instant !== undefined) item.instant = w.instant;
-      return item;
-    })
-    .sort((a, b) => a.wall - b.wall);
-
-  const count = rule?.count;
-  const excludedWall = (w: number) => exWalls.has(w) || (exDays.size > 0 && exDays.has(dayNumber(w)));
-
-  function* ruleItems(from: number, pos?: RulePosition): Generator<Nominal, void, undefined> {
-    if (!expander) return;
-    if (count === undefined) {
-      for (const w of expander.walls(from)) yield { wall: w };
-      return;
-    }
-    if (pos !== undefined && pos.n >= 1 && pos.n <= count && pos.wall >= dtstart) {
-      // count back from the known position instead of from DTSTART
-      const start = Math.min(from, pos.wall);
-      const it = expander.walls(start);
-      const head: number[] = [];
-      for (let r = it.next(); ; r = it.next()) {
-        if (r.done) break;
-        head.push(r.value);
-        if (r.value >= pos.wall) break;
-      }
-      if (head[head.length - 1] !== pos.wall) {
-        throw new CalendarError(
-          'cursor',
-          'the cursor does not point at an occurrence of this rule',
-          'INVALID_CURSOR',
-        );
-      }
-      let n = pos.n - head.length;
-      for (const w of head) {
-        n++;
-        if (w >= from) yield { wall: w, n };
-      }
-      for (let r = it.next(); !r.done; r = it.next()) {
-        n++;
-        if (n > count) return;
-        if (r.value >= from) yield { wall: r.value, n };
-      }
-      return;
-    }
-    let n = 0;
-    for (const w of expander.walls(Number.NEGATIVE_INFINITY)) {
-      n++;
-      if (n > count) return;
-      if (w >= from) yield { wall: w, n };
-    }
-  }
-
-  function* iterate(from: number, pos?: RulePosition): Generator<Nominal, void, undefined> {
-    const rules = ruleItems(from, pos);
-    let i = 0;
-    while (i < rdates.length && rdates[i]!.wall < from) i++;
-    let next = rules.next();
-    for (;;) {
-      const rd = rdates[i];
-      let item: Nominal;
-      if (!next.done && (rd === undefined || next.value.wall <= rd.wall)) {
-        item = next.value;
-        next = rules.next();
-      } else if (rd !== undefined) {
-        item = rd;
-        i++;
-      } else return;
-      if (item.instant === undefined && excludedWall(item.wall)) continue;
-      yield item;
-    }
-  }
-
-  const src: CompiledRecurrence = {
-    counting: count !== undefined,
-    dtstart,
-    rule,
-    iterate,
-    ...(exInstants.size > 0 ? { excludedInstants: exInstants } : {}),
-    ...(untilInstant !== undefined ? { untilInstant } : {}),
+  const exdate = (v: DateValue) => {
+    if (v.kind === 'instant') exInstants.add(v.instant);
+    else if (v.dateOnly) exDays.add(dayNumber(v.wall));
+    else for (const x of resolveWall(zoneOf(v.tzid), v.wall, dst).resolved) exInstants.add(x.instant);
   };
-  // bounded search: the rule must be able to fire at least once
-  const first = iterate(Number.NEGATIVE_INFINITY).next();
-  if (first.done) {
-    const reason =
-      block.rrule?.until || count
-        ? 'the rule has no occurrence between DTSTART and its end (UNTIL/COUNT/EXDATE)'
-        : rule && ['HOURLY', 'MINUTELY', 'SECONDLY'].includes(rule.freq)
-          ? `the rule can never fire (no occurrence found from DTSTART ${formatWall(dtstart)} within the search bound)`
-          : `the rule can never fire (no occurrence found from DTSTART ${formatWall(dtstart)} in a full 400-year calendar cycle)`;
-    fail(field, reason, 'NEVER_FIRES');
-  }
+  block.exdates.forEach(exdate);
+
+  const src = recurrenceSet({ dtstart, rrules, exrules, rdates, exDays, exInstants });
+  probeFirst(field, src, zone, dst, block, dtstart);
   return src;
+}
+
+/** Why rules found no occurrence: they end first (UNTIL/COUNT, `exclusions`), or the search found none. */
+function neverFiresReason(rules: RecurRule[], dtstart: number, exclusions: string): string {
+  if (rules.length === 0 || rules.some((x) => x.until !== undefined || x.count !== undefined))
+    return `the rule has no occurrence between DTSTART and its end (UNTIL/COUNT${exclusions})`;
+  return `the rule can never fire (${notFound(rules, dtstart)})`;
+}
+
+/** What the bounded search for a first occurrence found: nothing, within which bound. */
+function notFound(rules: RecurRule[], dtstart: number): string {
+  const from = `no occurrence found from DTSTART ${formatWall(dtstart)}`;
+  return rules.some((x) => ['HOURLY', 'MINUTELY', 'SECONDLY'].includes(x.freq))
+    ? `${from} within the search bound`
+    : `${from} in a full 400-year calendar cycle`;
+}
+
+/** The set must fire at least once: a bounded search for a member that survives every exclusion. */
+function probeFirst(
+  field: string,
+  src: NominalSource,
+  zone: Zone,
+  dst: DstPolicy,
+  block: IcsBlock,
+  dtstart: number,
+): void {
+  const fires = (item: Nominal) => {
+    if (item.removed) return false;
+    const instants =
+      item.instant !== undefined
+        ? [item.instant]
+        : resolveWall(zone, item.wall, dst).resolved.map((x) => x.instant);
+    return instants.some(
+      (t) => !src.excludedInstants?.has(t) && !(item.until !== undefined && t > item.until),
+    );
+  };
+  const it = src.iterate(Number.NEGATIVE_INFINITY);
+  let seen = false;
+  for (let fuel = PROBE_FUEL; fuel > 0; fuel--) {
+    const r = it.next();
+    if (r.done) {
+      const rules = block.rrules.map((b) => b.rule);
+      const ends = rules.length === 0 || rules.some((x) => x.until !== undefined || x.count !== undefined);
+      // rules that run to the year 9999, every occurrence of them removed
+      if (seen && !ends) fail(field, 'EXRULE/EXDATE remove every occurrence', 'NEVER_FIRES');
+      const ex = block.exrules.length > 0 ? '/EXDATE/EXRULE' : '/EXDATE';
+      fail(field, neverFiresReason(rules, dtstart, ex), 'NEVER_FIRES');
+    }
+    if (fires(r.value)) return;
+    seen = true;
+  }
+  fail(
+    field,
+    `EXRULE/EXDATE remove every occurrence: none is left among the first ${PROBE_FUEL} the set examined`,
+    'NEVER_FIRES',
+  );
 }

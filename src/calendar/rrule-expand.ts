@@ -141,6 +141,8 @@ export function makeExpander(
 class RRuleExpander implements WallIterator {
   private readonly base: Record<string, unknown>;
   private readonly fuelPerSearch: number;
+  /** period indices after which the INTERVAL grid meets the calendar the same way again */
+  private readonly cycleSpan: number;
   private cached: { anchor: number; rrule: RRule } | undefined;
   private fuel = 0;
   private readonly p0: number;
@@ -156,6 +158,7 @@ class RRuleExpander implements WallIterator {
     // periods in one full cycle for this INTERVAL, + slack; rrule.js reads `options.interval`
     // twice per period
     this.fuelPerSearch = 2 * (cycle / gcd(cycle, rule.interval) + 4);
+    this.cycleSpan = (cycle / gcd(cycle, rule.interval)) * rule.interval;
     this.p0 = this.period(dtstart);
     // BYSETPOS and UNTIL are applied by us, per whole period: rrule.js 2.8.1 gets BYSETPOS wrong
     // when |pos| exceeds the period's set (BYSETPOS=-2 of a 1-element set returns that element,
@@ -314,8 +317,14 @@ class RRuleExpander implements WallIterator {
   *walls(from: number): Generator<number, void, undefined> {
     const lower = Math.max(from, this.dtstart);
     let p = this.alignedPeriod(lower);
+    // first period of a run of chunks without an occurrence: rrule.js finds candidates in every
+    // period of FREQ=DAILY;BYSETPOS=3 (one time a day), so its fuel never runs out, but BYSETPOS
+    // keeps none of them; a whole cycle of such periods means it never will
+    let emptySince: number | undefined;
     for (;;) {
       const c = this.chunkAt(p);
+      if (c.walls.length > 0) emptySince = undefined;
+      else emptySince ??= c.p0;
       const ws = c.walls;
       let lo = 0;
       let hi = ws.length;
@@ -326,6 +335,7 @@ class RRuleExpander implements WallIterator {
       }
       for (let i = lo; i < ws.length; i++) yield ws[i]!;
       if (c.end) return;
+      if (emptySince !== undefined && c.p1 - emptySince > this.cycleSpan) return;
       p = c.p1;
     }
   }

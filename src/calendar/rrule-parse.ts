@@ -1,9 +1,10 @@
 /**
- * Strict RFC 5545 RECUR parser (§3.3.10) and iCalendar block parser (DTSTART / RRULE / RDATE /
- * EXDATE). We parse ourselves instead of `RRule.parseString` so that every bad input gets a
+ * Strict RFC 5545 RECUR parser (§3.3.10) and iCalendar block parser (DTSTART / RRULE / EXRULE /
+ * RDATE / EXDATE). We parse ourselves instead of `RRule.parseString` so that every bad input gets a
  * precise CalendarError and nothing unknown is silently ignored.
  */
-import { fail } from './errors.js';
+import { parseDuration } from './duration.js';
+import { CalendarError, fail } from './errors.js';
 import { checkRanges, clip, type ParsedDateTime, parseDateTime } from './floating.js';
 
 export type Freq = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY' | 'HOURLY' | 'MINUTELY' | 'SECONDLY';
@@ -277,14 +278,36 @@ export function parseIcsDateTime(
   return out;
 }
 
+/** An RRULE or EXRULE line of a block, with the name its errors go by. */
+export interface BlockRule {
+  /** `RRULE`, `RRULE 2 of 3`, `EXRULE`…; '' for the one RRULE of a block with no EXRULE or RDATE */
+  label: string;
+  rule: RecurRule;
+}
+
 export interface IcsBlock {
   dtstart?: DateValue;
-  rrule?: RecurRule;
+  /** every RRULE line: the set is their union (RFC 5545 §3.8.5.3 allows several) */
+  rrules: BlockRule[];
+  /** every EXRULE line (RFC 2445, still emitted by calendar tools): their occurrences are removed */
+  exrules: BlockRule[];
+  /** RDATE values; a PERIOD contributes its start (a slot has no duration) */
   rdates: DateValue[];
   exdates: DateValue[];
 }
 
 const PROPS = ['DTSTART', 'RRULE', 'RDATE', 'EXDATE', 'EXRULE', 'DTEND', 'DURATION'];
+
+/** The VALUE types RFC 5545 allows per property (the first is the default). */
+const VALUE_TYPES: Record<string, readonly string[]> = {
+  DTSTART: ['DATE-TIME', 'DATE'],
+  RDATE: ['DATE-TIME', 'DATE', 'PERIOD'],
+  EXDATE: ['DATE-TIME', 'DATE'],
+};
+
+/** Rule lines and values per block, at most: each rule is one more stream to merge per slot. */
+const MAX_RULES = 64;
+const MAX_VALUES = 10_000;
 
 /** True when the text is an RFC 5545 block rather than a bare RRULE body. */
 export function isBlock(text: string): boolean {
@@ -304,9 +327,74 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
+/** `reason`, prefixed with the rule line it is about when the block has a name for it */
+export function labelled(label: string, reason: string): string {
+  return label === '' ? reason : `${label}: ${reason}`;
+}
+
+/** Parses a rule line, naming the line in its errors. */
+function parseRuleLine(field: string, label: string, value: string): RecurRule {
+  try {
+    return parseRecur(field, value);
+  } catch (e) {
+    if (e instanceof CalendarError && label !== '')
+      throw new CalendarError(e.field, labelled(label, e.reason), e.code);
+    throw e;
+  }
+}
+
+/**
+ * RFC 5545 §3.3.9 PERIOD, `start/end` or `start/duration`: the start is the occurrence. The end
+ * must follow the start and a duration must be positive, though a slot has no length: a period that
+ * is wrong is a calendar that is wrong, and saying so beats guessing.
+ */
+function parsePeriod(field: string, name: string, text: string, tzid: string | undefined): DateValue {
+  const label = `${name};VALUE=PERIOD:${text}`;
+  const slash = text.indexOf('/');
+  if (slash < 0) {
+    fail(
+      field,
+      `${clip(label)}: a period is start/end or start/duration (e.g. 20270104T090000/PT1H)`,
+      'INVALID_RRULE',
+    );
+  }
+  const start = parseIcsDateTime(field, label, text.slice(0, slash), tzid);
+  const rest = text.slice(slash + 1).trim();
+  if (start.kind === 'wall' && start.dateOnly)
+    fail(field, `${clip(label)}: a period starts at a date-time, not a date`, 'INVALID_RRULE');
+  if (/^[+-]?P/i.test(rest)) {
+    // RFC 5545 dur-value: weeks, days and time, no years or months; a sign only as "+"
+    if (rest.startsWith('-')) fail(field, `${clip(label)}: the duration must be positive`, 'INVALID_RRULE');
+    try {
+      parseDuration(field, rest.replace(/^\+/, '').toUpperCase(), { fixedOnly: true });
+    } catch (e) {
+      if (e instanceof CalendarError) fail(field, `${clip(label)}: ${e.reason}`, 'INVALID_RRULE');
+      throw e;
+    }
+    return start;
+  }
+  const end = parseIcsDateTime(field, label, rest, tzid);
+  if (end.kind === 'wall' && end.dateOnly)
+    fail(field, `${clip(label)}: a period ends at a date-time, not a date`, 'INVALID_RRULE');
+  if (end.kind !== start.kind) {
+    fail(field, `${clip(label)}: start and end must both be UTC (…Z) or both local`, 'INVALID_RRULE');
+  }
+  const at = (v: DateValue) => (v.kind === 'instant' ? v.instant : v.wall);
+  if (at(end) <= at(start))
+    fail(field, `${clip(label)}: the period must end after it starts`, 'INVALID_RRULE');
+  return start;
+}
+
 export function parseBlock(field: string, text: string): IcsBlock {
-  const block: IcsBlock = { rdates: [], exdates: [] };
-  for (const line of splitLines(text)) {
+  const block: IcsBlock = { rrules: [], exrules: [], rdates: [], exdates: [] };
+  const lines = splitLines(text);
+  const count = (name: string) => lines.filter((l) => new RegExp(`^${name}[;:]`, 'i').test(l)).length;
+  const totals: Record<string, number> = { RRULE: count('RRULE'), EXRULE: count('EXRULE') };
+  if (totals.RRULE! + totals.EXRULE! > MAX_RULES)
+    fail(field, `too many RRULE and EXRULE lines (max ${MAX_RULES})`, 'INVALID_RRULE');
+  // the RRULE of a plain block (DTSTART, RRULE, EXDATE) is "the rule"; among other members it is named
+  const alone = totals.RRULE === 1 && totals.EXRULE === 0 && count('RDATE') === 0;
+  for (const line of lines) {
     const colon = line.indexOf(':');
     if (colon <= 0)
       fail(field, `"${clip(line)}" is not an iCalendar content line (NAME[;PARAM=…]:VALUE)`, 'INVALID_RRULE');
@@ -327,8 +415,6 @@ export function parseBlock(field: string, text: string): IcsBlock {
       );
     }
     if (!PROPS.includes(name)) fail(field, `unknown property "${clip(name, 20)}"`, 'INVALID_RRULE');
-    if (name === 'EXRULE')
-      fail(field, 'EXRULE is deprecated by RFC 5545 and not supported; use EXDATE', 'UNSUPPORTED_RRULE');
     if (name === 'DTEND' || name === 'DURATION') continue; // event length: irrelevant to when it starts
     const tzid = params.get('TZID');
     const valueType = params.get('VALUE')?.toUpperCase();
@@ -336,11 +422,12 @@ export function parseBlock(field: string, text: string): IcsBlock {
       if (k !== 'TZID' && k !== 'VALUE')
         fail(field, `${name}: parameter ${clip(k, 20)} is not supported`, 'UNSUPPORTED_RRULE');
     }
-    if (valueType !== undefined && valueType !== 'DATE' && valueType !== 'DATE-TIME') {
+    const types = VALUE_TYPES[name];
+    if (valueType !== undefined && types !== undefined && !types.includes(valueType)) {
       fail(
         field,
-        `${name}: VALUE=${clip(valueType, 20)} is not supported (DATE or DATE-TIME)`,
-        'UNSUPPORTED_RRULE',
+        `${name}: VALUE=${clip(valueType, 20)} is not a value type of ${name} (${types.join(', ')})`,
+        'INVALID_RRULE',
       );
     }
     switch (name) {
@@ -351,24 +438,39 @@ export function parseBlock(field: string, text: string): IcsBlock {
         break;
       }
       case 'RRULE':
-        if (block.rrule) fail(field, 'only one RRULE per block is supported', 'UNSUPPORTED_RRULE');
+      case 'EXRULE': {
+        const list = name === 'RRULE' ? block.rrules : block.exrules;
+        const label =
+          totals[name] === 1 ? (alone ? '' : name) : `${name} ${list.length + 1} of ${totals[name]}`;
         if (tzid !== undefined || valueType !== undefined)
-          fail(field, 'RRULE takes no parameters', 'INVALID_RRULE');
-        block.rrule = parseRecur(field, value);
+          fail(field, `${label || name} takes no parameters`, 'INVALID_RRULE');
+        list.push({ label, rule: parseRuleLine(field, label, value) });
         break;
+      }
       case 'RDATE':
       case 'EXDATE': {
         const list = name === 'RDATE' ? block.rdates : block.exdates;
         for (const v of value.split(',')) {
-          if (list.length >= 10_000) fail(field, `too many ${name} values (max 10000)`, 'INVALID_RRULE');
-          list.push(parseIcsDateTime(field, `${name}:${v}`, v, tzid));
+          if (list.length >= MAX_VALUES)
+            fail(field, `too many ${name} values (max ${MAX_VALUES})`, 'INVALID_RRULE');
+          list.push(
+            valueType === 'PERIOD'
+              ? parsePeriod(field, name, v, tzid)
+              : parseIcsDateTime(field, `${name}:${v}`, v, tzid),
+          );
         }
         break;
       }
     }
   }
-  if (!block.rrule && block.rdates.length === 0) {
-    fail(field, 'the block has neither an RRULE nor an RDATE', 'INVALID_RRULE');
+  if (block.rrules.length === 0 && block.rdates.length === 0) {
+    fail(
+      field,
+      block.exrules.length > 0
+        ? 'EXRULE only removes occurrences: the block has no RRULE or RDATE to remove them from'
+        : 'the block has neither an RRULE nor an RDATE',
+      'INVALID_RRULE',
+    );
   }
   return block;
 }

@@ -11,7 +11,7 @@ import type { Zone } from './zone.js';
 export function listSource(items: Nominal[]): NominalSource {
   const sorted = [...items].sort((a, b) => (a.instant ?? a.wall) - (b.instant ?? b.wall));
   return {
-    counting: false,
+    counting: 0,
     iterate(from: number) {
       let i = 0;
       // instants can sit up to a day before their wall; the engine filters precisely
@@ -64,7 +64,7 @@ export function delaySource(field: string, delay: string, anchor: number, zone: 
 /** FIXED_RATE grid anchor + k·every (k ≥ 0), in instant order */
 export function intervalSource(everyMs: number, anchor: number, zone: Zone): NominalSource {
   return {
-    counting: false,
+    counting: 0,
     iterate(from: number) {
       const t0 = Number.isFinite(from) ? from - 15 * HOUR : anchor;
       let k = Math.max(0, Math.ceil((t0 - anchor) / everyMs));
@@ -92,7 +92,7 @@ export function cronSource(
     fail(field, 'the expression never fires (no match in a full 400-year calendar cycle)', 'NEVER_FIRES');
   }
   return {
-    counting: false,
+    counting: 0,
     matcher,
     iterate(from: number) {
       let cur = Number.isFinite(from) ? from : begin;

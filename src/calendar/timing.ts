@@ -52,7 +52,9 @@ export const RecurrenceTiming = z
       .string()
       .min(1)
       .max(8192)
-      .describe('RRULE body (FREQ=…;…) or RFC 5545 block with DTSTART;TZID=, RRULE, RDATE, EXDATE lines'),
+      .describe(
+        'RRULE body (FREQ=…;…) or RFC 5545 block with DTSTART;TZID=, RRULE (several), EXRULE, RDATE (also VALUE=PERIOD), EXDATE lines',
+      ),
     timezone: zoneId,
   })
   .strict();

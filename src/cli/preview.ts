@@ -139,7 +139,10 @@ export function registerPreview(program: Command): Command {
   return program
     .command('preview')
     .description('print the next occurrences of a timing (no server needed)')
-    .option('--rule <rule>', 'RRULE body (FREQ=…) or RFC 5545 block (DTSTART;TZID=…, RRULE, RDATE, EXDATE)')
+    .option(
+      '--rule <rule>',
+      'RRULE body (FREQ=…) or RFC 5545 block (DTSTART;TZID=…, RRULE, EXRULE, RDATE, EXDATE)',
+    )
     .option('--timezone <zone>', 'IANA time zone for --rule (e.g. Europe/Riga)')
     .option(
       '--timing <json>',

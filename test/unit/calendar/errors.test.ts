@@ -94,11 +94,7 @@ describe('RRULE', () => {
     expect(e.reason).toMatch(reason);
   });
 
-  it('blocks: bad lines, EXRULE, two RRULEs, different TZID, nothing to expand', () => {
-    expect(
-      errorOf(rec('DTSTART;TZID=Europe/Riga:20270101T090000\nRRULE:FREQ=DAILY\nRRULE:FREQ=WEEKLY')).code,
-    ).toBe('UNSUPPORTED_RRULE');
-    expect(errorOf(rec('DTSTART:20270101T090000\nEXRULE:FREQ=DAILY')).code).toBe('UNSUPPORTED_RRULE');
+  it('blocks: bad lines, different TZID, nothing to expand', () => {
     expect(errorOf(rec('DTSTART;TZID=Europe/Paris:20270101T090000\nRRULE:FREQ=DAILY')).reason).toMatch(
       /differs from timing.timezone/,
     );
@@ -107,8 +103,8 @@ describe('RRULE', () => {
     );
     expect(errorOf(rec('DTSTART:20270101T090000')).reason).toMatch(/neither an RRULE nor an RDATE/);
     expect(errorOf(rec('DTSTART:20270230T090000\nRRULE:FREQ=DAILY')).code).toBe('INVALID_DATETIME');
-    expect(errorOf(rec('DTSTART:20270101T090000\nRDATE;VALUE=PERIOD:20270101T090000/PT1H')).code).toBe(
-      'UNSUPPORTED_RRULE',
+    expect(errorOf(rec('DTSTART:20270101T090000\nRRULE:FREQ=DAILY\nX-FOO:1')).reason).toMatch(
+      /unknown property "X-FOO"/,
     );
   });
 
@@ -130,6 +126,8 @@ describe('RRULE', () => {
     'FREQ=MINUTELY;INTERVAL=60;BYMINUTE=30',
     'FREQ=DAILY;INTERVAL=7;BYDAY=TU', // DTSTART is a Friday: every 7th day is a Friday
     'FREQ=MONTHLY;INTERVAL=12;BYMONTHDAY=31;BYMONTH=1,4', // only Januaries and Aprils… fires in January
+    'FREQ=DAILY;BYMINUTE=45;BYSETPOS=3,-2', // one time a day: BYSETPOS keeps none (searched to 9999 before)
+    'FREQ=WEEKLY;INTERVAL=3;BYDAY=MO;BYSETPOS=2',
   ])('never fires: %s (bounded search, no hang)', (rule) => {
     const text = `DTSTART;TZID=UTC:20270101T000000\nRRULE:${rule}`; // 2027-01-01 is a Friday
     const t0 = performance.now();
@@ -164,6 +162,230 @@ describe('RRULE', () => {
         ),
       ).code,
     ).toBe('NEVER_FIRES');
+  });
+});
+
+describe('recurrence sets: each refusal names the field, the line and the reason', () => {
+  const D = 'DTSTART;TZID=Europe/Riga:20270104T090000';
+  it.each([
+    // what an EXRULE could remove from
+    [
+      `${D}\nEXRULE:FREQ=DAILY`,
+      'INVALID_RRULE',
+      /^EXRULE only removes occurrences: the block has no RRULE or RDATE/,
+    ],
+    // RDATE;VALUE=PERIOD
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000/20270105T090000`,
+      'INVALID_RRULE',
+      /RDATE;VALUE=PERIOD:20270105T100000\/20270105T090000: the period must end after it starts/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000/20270105T100000`,
+      'INVALID_RRULE',
+      /the period must end after it starts/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000Z/20270105T090000Z`,
+      'INVALID_RRULE',
+      /must end after it starts/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000/-PT1H`,
+      'INVALID_RRULE',
+      /the duration must be positive/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000/PT0S`,
+      'INVALID_RRULE',
+      /must be longer than zero/,
+    ],
+    [`${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000/P1M`, 'INVALID_RRULE', /years or months/],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000/PT1X`,
+      'INVALID_RRULE',
+      /is not an ISO 8601 duration/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000`,
+      'INVALID_RRULE',
+      /a period is start\/end or start\/duration/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105/PT1H`,
+      'INVALID_RRULE',
+      /a period starts at a date-time, not a date/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000/20270106`,
+      'INVALID_RRULE',
+      /a period ends at a date-time, not a date/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20270105T100000Z/20270105T110000`,
+      'INVALID_RRULE',
+      /start and end must both be UTC \(…Z\) or both local/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=PERIOD:20271305T100000/PT1H`,
+      'INVALID_DATETIME',
+      /is not a valid calendar date/,
+    ],
+    // VALUE types
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRDATE;VALUE=TEXT:tomorrow`,
+      'INVALID_RRULE',
+      /RDATE: VALUE=TEXT is not a value type of RDATE \(DATE-TIME, DATE, PERIOD\)/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nEXDATE;VALUE=PERIOD:20270105T090000/PT1H`,
+      'INVALID_RRULE',
+      /EXDATE: VALUE=PERIOD is not a value type of EXDATE \(DATE-TIME, DATE\)/,
+    ],
+    [
+      'DTSTART;VALUE=PERIOD:20270104T090000/PT1H\nRRULE:FREQ=DAILY',
+      'INVALID_RRULE',
+      /DTSTART: VALUE=PERIOD is not a value type/,
+    ],
+    // rule lines are named when there are several, an EXRULE always
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRRULE:FREQ=DAILY;BYHOUR=24`,
+      'INVALID_RRULE',
+      /^RRULE 2 of 2: BYHOUR: 24 is out of range/,
+    ],
+    [`${D}\nRRULE:FREQ=DAILY\nEXRULE:FREQ=DAILY;FOO=1`, 'INVALID_RRULE', /^EXRULE: unknown rule part "FOO"/],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nEXRULE;TZID=Europe/Riga:FREQ=DAILY`,
+      'INVALID_RRULE',
+      /^EXRULE takes no parameters/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRRULE;VALUE=DATE:FREQ=DAILY`,
+      'INVALID_RRULE',
+      /^RRULE 2 of 2 takes no parameters/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nEXRULE:FREQ=DAILY;UNTIL=20261231T000000Z`,
+      'UNTIL_BEFORE_DTSTART',
+      /^EXRULE: UNTIL 2026-12-31T00:00:00Z is before DTSTART/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30`,
+      'NEVER_FIRES',
+      /^RRULE 2 of 2: the rule can never fire: no month/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nRRULE:FREQ=DAILY;BYSETPOS=2;BYHOUR=9`,
+      'NEVER_FIRES',
+      /^RRULE 2 of 2: the rule can never fire \(no occurrence found .* 400-year/,
+    ],
+    [
+      `${D}\nRDATE:20270110T090000\nRRULE:FREQ=DAILY\nRRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU`,
+      'NEVER_FIRES',
+      /^RRULE 2 of 2: the rule can never fire \(no occurrence found/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nEXRULE:FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=31`,
+      'INVALID_RRULE',
+      /^EXRULE: never matches: no month in BYMONTH=4/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY\nEXRULE:FREQ=HOURLY;INTERVAL=24;BYHOUR=5`,
+      'INVALID_RRULE',
+      /^EXRULE: never matches: FREQ=HOURLY;INTERVAL=24 from DTSTART never reaches/,
+    ],
+    // what is left
+    [
+      `${D}\nRRULE:FREQ=DAILY;COUNT=3\nEXRULE:FREQ=DAILY`,
+      'NEVER_FIRES',
+      /no occurrence between DTSTART and its end \(UNTIL\/COUNT\/EXDATE\/EXRULE\)/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=DAILY;BYHOUR=9\nRRULE:FREQ=WEEKLY\nEXRULE:FREQ=DAILY`,
+      'NEVER_FIRES',
+      /EXRULE\/EXDATE remove every occurrence: none is left among the first 20000 the set examined/,
+    ],
+    [
+      `${D}\nRRULE:FREQ=YEARLY\nEXRULE:FREQ=SECONDLY;BYHOUR=9;BYMINUTE=0;BYSECOND=0,1`,
+      'NEVER_FIRES',
+      /^EXRULE\/EXDATE remove every occurrence$/,
+    ],
+    [
+      // a COUNT EXRULE is counted through, and each step counts: a million seconds before 2028
+      `${D}\nRRULE:FREQ=YEARLY\nEXRULE:FREQ=SECONDLY;COUNT=1000000`,
+      'NEVER_FIRES',
+      /none is left among the first 20000 the set examined/,
+    ],
+    [
+      `${D}\nRDATE;TZID=America/New_York:20270105T020000\nEXDATE;TZID=Europe/Riga:20270105T090000`,
+      'NEVER_FIRES',
+      /no occurrence between DTSTART and its end/,
+    ],
+    [
+      `${D}\n${Array.from({ length: 65 }, () => 'RRULE:FREQ=DAILY').join('\n')}`,
+      'INVALID_RRULE',
+      /too many RRULE and EXRULE lines \(max 64\)/,
+    ],
+  ])('%s → %s', (text, code, reason) => {
+    const t0 = performance.now();
+    const e = errorOf(rec(text));
+    expect(e).toMatchObject({ field: 'timing.rule', code });
+    expect(e.reason).toMatch(reason);
+    expect(performance.now() - t0).toBeLessThan(3000); // bounded, never a hang
+  });
+
+  it('an EXRULE that removes everything after the first occurrences ends in SEARCH_LIMIT, not a loop', () => {
+    // the RDATE fires, so the set compiles; after it the EXRULE removes every RRULE occurrence
+    const cal = compileCalendar({
+      scheduleId: 's',
+      timing: rec(
+        'DTSTART;TZID=UTC:20270104T090000\nRDATE:20270101T090000Z\nRRULE:FREQ=HOURLY\nEXRULE:FREQ=HOURLY',
+        'UTC',
+      ) as Timing,
+      createdAt: '2027-01-01T00:00:00Z',
+    });
+    expect(cal.nextSlots('2026-12-31T00:00:00Z', 1).slots.map((s) => s.fireAt)).toEqual([
+      '2027-01-01T09:00:00Z',
+    ]);
+    const t0 = performance.now();
+    let e: unknown;
+    try {
+      cal.nextSlots('2027-01-02T00:00:00Z', 1);
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(CalendarError);
+    expect(e).toMatchObject({ field: 'timing.rule', code: 'SEARCH_LIMIT' });
+    expect((e as CalendarError).reason).toMatch(/the EXRULEs remove every occurrence/);
+    expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('a cursor of a set holds one position per COUNT rule', () => {
+    const cal = compileCalendar({
+      scheduleId: 's',
+      timing: rec(`${D}\nRRULE:FREQ=DAILY;COUNT=5\nRRULE:FREQ=WEEKLY;COUNT=5`) as Timing,
+      createdAt: '2027-01-01T00:00:00Z',
+    });
+    const last = '2027-01-05T09:00:00+02:00';
+    expect(() =>
+      cal.nextSlots(last, 1, { v: 1, last, emitted: 2, rules: [{ wall: '2027-01-05T09:00:00', n: 2 }] }),
+    ).toThrow(/one position per COUNT rule \(2\)/);
+    expect(() =>
+      cal.nextSlots(last, 1, {
+        v: 1,
+        last,
+        emitted: 2,
+        rules: [{ wall: '2027-01-05T09:30:00', n: 2 }, null],
+      }),
+    ).toThrow(/does not point at an occurrence of RRULE 1 of 2/);
+    expect(() =>
+      cal.nextSlots(last, 1, {
+        v: 1,
+        last,
+        emitted: 2,
+        rules: [{ wall: '2027-01-05T09:00:00', n: 0 }, null],
+      }),
+    ).toThrow(CalendarError);
   });
 });
 

@@ -58,7 +58,7 @@ export function pythonAvailable(): string | undefined {
 export function runOracle(
   cases: OracleCase[],
   budgetSeconds = 2,
-): Record<string, string[] | { error?: string; timeout?: string }> {
+): Record<string, string[] | { error?: string; timeout?: string; inconclusive?: string }> {
   const r = spawnSync('python3', [ORACLE, String(budgetSeconds)], {
     input: JSON.stringify(cases),
     encoding: 'utf8',
