@@ -626,8 +626,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     started.push(temporal.service);
 
     const apiKeys = opts.apiKeys ?? `${randomBytes(18).toString('base64url')}=stack:ops`;
-    // The stack's tenants reach every target, local sinks included (its tests run their sinks on 127.0.0.1);
-    // a deployment lists what each tenant may reach (deploy/tenants.example.json).
+    // The stack's tenants reach every target, local sinks included (its tests run their sinks on 127.0.0.1),
+    // and may fire every second; a deployment lists what each tenant may reach and consume
+    // (deploy/tenants.example.json).
     const tenantsFile = join(dir, 'tenants.json');
     const tenants = [...new Set(apiKeys.split(',').map((entry) => entry.split('=')[1]?.split(':')[0]))];
     const open = {
@@ -635,6 +636,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       job_types: ['*'],
       signal_workflow_ids: ['*'],
       event_sinks: [{ url: '*', private: true }],
+      // Its tests fire every 2 s (worker churn) and 5 s (server restart); the default min_interval_s is 10.
+      quotas: { min_interval_s: 1 },
     };
     writeFileSync(
       tenantsFile,
