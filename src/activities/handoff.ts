@@ -126,6 +126,114 @@ function handoffsInFlight(tenant: string, target: string) {
     .createUpDownCounter?.('scheduler_handoffs_in_flight', undefined, 'hand-offs under way in this worker');
 }
 
+/** The refusal the workflow records for a target the policy does not allow: never retried. */
+function forbiddenTarget(verdict: Extract<TargetVerdict, { allowed: false }>): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FORBIDDEN_TARGET_ERROR,
+    nonRetryable: true,
+    message: `${verdict.field}: ${verdict.reason}`,
+    details: [{ field: verdict.field }],
+  });
+}
+
+/** The client's start options for a JOB; IDs are never reused, and every attempt carries one request ID. */
+function jobStartOptionsOf(request: JobStartRequest): WorkflowStartOptions {
+  const options: WorkflowStartOptions = {
+    workflowId: request.workflowId,
+    taskQueue: request.taskQueue,
+    args: [request.occurrence],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: reviveSearchAttributes(request.searchAttributes),
+    staticSummary: request.staticSummary,
+    staticDetails: request.staticDetails,
+  };
+  return Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
+}
+
+async function signalTarget(
+  client: Client,
+  target: Extract<Target, { type: 'WORKFLOW_SIGNAL' }>,
+  occ: OccurrenceEnvelope,
+): Promise<HandoffResult> {
+  const { attempt } = Context.current().info;
+  if (target.start) {
+    const handle = await client.workflow.signalWithStart(target.start.workflow_type, {
+      workflowId: target.workflow_id,
+      taskQueue: target.start.task_queue,
+      signal: target.signal_name,
+      signalArgs: [occ],
+      args: [],
+    });
+    return { targetRef: handle.workflowId, duplicate: false, attempt };
+  }
+  try {
+    await client.workflow.getHandle(target.workflow_id).signal(target.signal_name, occ);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) {
+      throw permanent(`workflow ${target.workflow_id} is not running and the target has no start options`);
+    }
+    throw err;
+  }
+  return { targetRef: target.workflow_id, duplicate: false, attempt };
+}
+
+async function publishEvent(
+  delivery: EventDelivery,
+  target: Extract<Target, { type: 'EVENT' }>,
+  occ: OccurrenceEnvelope,
+  sinkMayBePrivate: boolean,
+): Promise<HandoffResult> {
+  const attempt = Context.current().info.attempt;
+  const sink = redactUrl(target.sink_url);
+  let status: number;
+  try {
+    ({ status } = await delivery.deliver({
+      url: target.sink_url,
+      headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': occ.idempotency_key },
+      body: JSON.stringify(cloudEventOf(target, occ)),
+      allowPrivate: sinkMayBePrivate,
+      timeoutMs: 15_000,
+    }));
+  } catch (err) {
+    if (!(err instanceof EventDeliveryError)) throw err;
+    // The tenant reads `message` (coarse); the raw cause is for the operator's log only.
+    log.warn('event sink not reached', { sink, kind: err.kind, detail: err.detail });
+    if (err.kind === 'address-refused' || err.kind === 'invalid-url')
+      throw permanent(`POST ${sink}: ${err.message}`);
+    throw new Error(`POST ${sink}: ${err.message}`);
+  }
+  if (status >= 200 && status < 300) return { targetRef: sink, duplicate: status === 208, attempt };
+  // A redirect is never followed: the URL it names was checked by nobody.
+  if (status >= 300 && status < 400)
+    throw permanent(`POST ${sink} answered ${status} (a redirect: not followed)`);
+  const message = `POST ${sink} answered ${status}`;
+  if (status >= 500 || status === 408 || status === 429) throw new Error(message);
+  throw permanent(message);
+}
+
+/** CloudEvents 1.0, structured JSON mode; `id` is the occurrence ID, so a sink can deduplicate retries. */
+function cloudEventOf(target: Extract<Target, { type: 'EVENT' }>, occ: OccurrenceEnvelope) {
+  return {
+    specversion: '1.0',
+    id: occ.occurrence_id,
+    source: `durable-scheduler/${occ.tenant_id}/${occ.schedule_id}`,
+    type: target.event_type,
+    time: occ.emitted_at,
+    datacontenttype: 'application/json',
+    subject: occ.scheduled_for,
+    data: {
+      schedule_id: occ.schedule_id,
+      schedule_version: occ.schedule_version,
+      scheduled_for: occ.scheduled_for,
+      idempotency_key: occ.idempotency_key,
+      trigger: occ.trigger,
+      payload_ref: occ.payload_ref,
+      payload: occ.payload,
+    },
+  };
+}
+
 export function createHandoffActivities(deps: HandoffDependencies) {
   const delivery = deps.eventDelivery ?? createEventDelivery();
 
@@ -152,90 +260,7 @@ export function createHandoffActivities(deps: HandoffDependencies) {
   function requireAllowed(request: TargetAuthorizationRequest): Extract<TargetVerdict, { allowed: true }> {
     const verdict = authorize(request);
     if (verdict.allowed) return verdict;
-    throw ApplicationFailure.create({
-      type: FORBIDDEN_TARGET_ERROR,
-      nonRetryable: true,
-      message: `${verdict.field}: ${verdict.reason}`,
-      details: [{ field: verdict.field }],
-    });
-  }
-
-  async function signalTarget(
-    target: Extract<Target, { type: 'WORKFLOW_SIGNAL' }>,
-    occ: OccurrenceEnvelope,
-  ): Promise<HandoffResult> {
-    const { attempt } = Context.current().info;
-    if (target.start) {
-      const handle = await deps.client.workflow.signalWithStart(target.start.workflow_type, {
-        workflowId: target.workflow_id,
-        taskQueue: target.start.task_queue,
-        signal: target.signal_name,
-        signalArgs: [occ],
-        args: [],
-      });
-      return { targetRef: handle.workflowId, duplicate: false, attempt };
-    }
-    try {
-      await deps.client.workflow.getHandle(target.workflow_id).signal(target.signal_name, occ);
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) {
-        throw permanent(`workflow ${target.workflow_id} is not running and the target has no start options`);
-      }
-      throw err;
-    }
-    return { targetRef: target.workflow_id, duplicate: false, attempt };
-  }
-
-  async function publishEvent(
-    target: Extract<Target, { type: 'EVENT' }>,
-    occ: OccurrenceEnvelope,
-    sinkMayBePrivate: boolean,
-  ): Promise<HandoffResult> {
-    const attempt = Context.current().info.attempt;
-    // CloudEvents 1.0, structured JSON mode; `id` is the occurrence ID, so a sink can deduplicate retries.
-    const event = {
-      specversion: '1.0',
-      id: occ.occurrence_id,
-      source: `durable-scheduler/${occ.tenant_id}/${occ.schedule_id}`,
-      type: target.event_type,
-      time: occ.emitted_at,
-      datacontenttype: 'application/json',
-      subject: occ.scheduled_for,
-      data: {
-        schedule_id: occ.schedule_id,
-        schedule_version: occ.schedule_version,
-        scheduled_for: occ.scheduled_for,
-        idempotency_key: occ.idempotency_key,
-        trigger: occ.trigger,
-        payload_ref: occ.payload_ref,
-        payload: occ.payload,
-      },
-    };
-    const sink = redactUrl(target.sink_url);
-    let status: number;
-    try {
-      ({ status } = await delivery.deliver({
-        url: target.sink_url,
-        headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': occ.idempotency_key },
-        body: JSON.stringify(event),
-        allowPrivate: sinkMayBePrivate,
-        timeoutMs: 15_000,
-      }));
-    } catch (err) {
-      if (!(err instanceof EventDeliveryError)) throw err;
-      // The tenant reads `message` (coarse); the raw cause is for the operator's log only.
-      log.warn('event sink not reached', { sink, kind: err.kind, detail: err.detail });
-      if (err.kind === 'address-refused' || err.kind === 'invalid-url')
-        throw permanent(`POST ${sink}: ${err.message}`);
-      throw new Error(`POST ${sink}: ${err.message}`);
-    }
-    if (status >= 200 && status < 300) return { targetRef: sink, duplicate: status === 208, attempt };
-    // A redirect is never followed: the URL it names was checked by nobody.
-    if (status >= 300 && status < 400)
-      throw permanent(`POST ${sink} answered ${status} (a redirect: not followed)`);
-    const message = `POST ${sink} answered ${status}`;
-    if (status >= 500 || status === 408 || status === 429) throw new Error(message);
-    throw permanent(message);
+    throw forbiddenTarget(verdict);
   }
 
   return {
@@ -255,17 +280,7 @@ export function createHandoffActivities(deps: HandoffDependencies) {
         target: { type: 'JOB', job_type: request.workflowType, task_queue: request.taskQueue },
         defaultJobTaskQueue: request.taskQueue,
       });
-      const options: WorkflowStartOptions = {
-        workflowId: request.workflowId,
-        taskQueue: request.taskQueue,
-        args: [request.occurrence],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: reviveSearchAttributes(request.searchAttributes),
-        staticSummary: request.staticSummary,
-        staticDetails: request.staticDetails,
-      };
-      Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
+      const options = jobStartOptionsOf(request);
       const inFlight = handoffsInFlight(request.occurrence.tenant_id, 'JOB');
       inFlight?.add(1);
       const limit = inFlightLimit(request.occurrence.tenant_id);
@@ -304,10 +319,10 @@ export function createHandoffActivities(deps: HandoffDependencies) {
       try {
         switch (target.type) {
           case 'WORKFLOW_SIGNAL':
-            return { ...(await signalTarget(target, occurrence)), inFlightLimit: limit };
+            return { ...(await signalTarget(deps.client, target, occurrence)), inFlightLimit: limit };
           case 'EVENT':
             return {
-              ...(await publishEvent(target, occurrence, allowed.sinkMayBePrivate)),
+              ...(await publishEvent(delivery, target, occurrence, allowed.sinkMayBePrivate)),
               inFlightLimit: limit,
             };
         }
