@@ -30,11 +30,14 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `ds-${prefix}-`));
 }
 
+/** What a benchmark sets on a test dev server beyond the defaults. */
+export type DevServerExtras = Pick<DevServerOptions, 'metricsPort' | 'dynamicConfig'>;
+
 /** A headless dev server on free ports with its own SQLite file (reuse `dbFile` to restart on it). */
 export async function startTestDevServer(
   dbFile: string,
   port?: number,
-  extra: Pick<DevServerOptions, 'metricsPort' | 'dynamicConfig'> = {},
+  extra: DevServerExtras = {},
 ): Promise<DevServer> {
   return await startDevServer({
     cliPath: temporalCliPath(),

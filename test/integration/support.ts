@@ -9,12 +9,12 @@ import { repoRoot } from '../../scripts/toolchain.mjs';
 import { SchedulerClient } from '../../src/api/client.js';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import type { DevServer, DevServerOptions } from '../../src/runtime/dev-server.js';
+import type { DevServer } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { freePort } from '../../src/runtime/ports.js';
 import type { RunLine } from '../fixtures/durable-jobs.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
-import { startTestDevServer, tempDir } from '../helpers/servers.js';
+import { type DevServerExtras, startTestDevServer, tempDir } from '../helpers/servers.js';
 import { OPEN_TARGETS, writeTenantsFile } from '../helpers/tenants.js';
 import { settleAll } from '../helpers/transient.js';
 
@@ -33,10 +33,7 @@ export interface Stack {
 }
 
 /** A fresh dev server (own SQLite file in a temp dir) with the scheduler's search attributes registered. */
-export async function startStack(
-  prefix: string,
-  server: Pick<DevServerOptions, 'metricsPort' | 'dynamicConfig'> = {},
-): Promise<Stack> {
+export async function startStack(prefix: string, server: DevServerExtras = {}): Promise<Stack> {
   const dir = tempDir(prefix);
   const devServer = await startTestDevServer(join(dir, 'temporal.db'), undefined, server);
   const connection = await Connection.connect({ address: devServer.address });
