@@ -59,6 +59,14 @@ export const EnvironmentSchema = z.object({
     .optional(),
   /** `production` counts as a production deployment (the API's /metrics then needs SCHEDULER_METRICS_TOKEN). */
   NODE_ENV: z.string().optional(),
+  /**
+   * What a worker does about running schedules whose buffered slots an older tz database computed (after an
+   * operator upgraded Node): `recompute` them (default), `notify` them (describe shows it, a metric counts
+   * them), or `off`.
+   */
+  SCHEDULER_TZ_REFRESH: z.enum(['off', 'notify', 'recompute']).default('recompute'),
+  /** How often a worker looks for schedules behind its tz database (after one check at start). */
+  SCHEDULER_TZ_CHECK_INTERVAL_S: z.coerce.number().int().min(10).default(600),
   /** An active schedule whose next run is older than this many seconds counts as overdue. */
   SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
   SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),

@@ -2,15 +2,18 @@
 // in one process tree, stopped cleanly on Ctrl-C.
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { Runtime } from '@temporalio/worker';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
 import { devApiKeyFile } from './api/auth.js';
 import { serveApi } from './api/http/serve.js';
+import { zoneRules } from './calendar/index.js';
 import { deploymentFacts, loadEnvironment, productionReasons } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
 import { assertPortFree, freePort } from './runtime/ports.js';
 import { installRuntime, runtimeLogLevel } from './runtime/telemetry.js';
 import { loadTenantPolicy } from './runtime/tenant-policy-file.js';
+import { watchTzVersions } from './runtime/tz-watch.js';
 import { createSchedulerWorker } from './worker.js';
 
 const log = (line: string) => console.log(`[scheduler] ${line}`);
@@ -120,6 +123,14 @@ async function main(): Promise<void> {
         worker.shutdown();
         await workerDone;
       });
+      const tzWatch = watchTzVersions(new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }), {
+        version: zoneRules().version,
+        mode: env.SCHEDULER_TZ_REFRESH,
+        intervalMs: env.SCHEDULER_TZ_CHECK_INTERVAL_S * 1000,
+        log,
+        meter: Runtime.instance().metricMeter,
+      });
+      stops.push(async () => tzWatch.stop());
     }
 
     let devKey: string | null = null;
@@ -160,7 +171,8 @@ async function main(): Promise<void> {
       `Temporal:   ${address} (namespace ${env.TEMPORAL_NAMESPACE}, task queue ${env.TEMPORAL_TASK_QUEUE})`,
     );
     if (devServer?.uiUrl) log(`Web UI:     ${devServer.uiUrl}`);
-    if (runsWorker) log('Worker:     running');
+    if (runsWorker)
+      log(`Worker:     running (tz database ${zoneRules().version}, refresh: ${env.SCHEDULER_TZ_REFRESH})`);
     log(`Targets:    ${tenantPolicy.describe()}`);
     if (runsWorker && env.SCHEDULER_METRICS_PORT) log(`Metrics:    http://${workerMetricsAddress}/metrics`);
     if (runsApi)

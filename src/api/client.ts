@@ -11,8 +11,10 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributePair, type UpdateDefinition } from '@temporalio/common';
+import type { z } from 'zod';
 import { CalendarError } from '../calendar/errors.js';
 import type { TimingKind } from '../calendar/timing.js';
+import { checkZone } from '../calendar/zone.js';
 import {
   BackfillRequest,
   type BackfillResult,
@@ -22,6 +24,9 @@ import {
   type EditResult,
   type NextRun,
   type Occurrence,
+  RecomputeRequest,
+  type RecomputeResult,
+  type RecomputeSummary,
   type Schedule,
   type ScheduleDescription,
   ScheduleIdentity,
@@ -42,6 +47,7 @@ import {
 } from '../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../model/tenant-policy.js';
 import { DELETED_VISIBLE_STATUS, isTerminal, newScheduleDocument } from '../model/views.js';
+import { zonesOf } from '../model/zones.js';
 import {
   backfillUpdate,
   cancelUpdate,
@@ -53,6 +59,7 @@ import {
   INVALID_REQUEST,
   INVALID_STATE,
   pauseSignal,
+  recomputeUpdate,
   resumeSignal,
   SCHEDULE_WORKFLOW_TYPE,
   STALE_CLOCK_REFUSAL,
@@ -70,6 +77,7 @@ import {
   scheduleAttributes,
   TenantIdKey,
   TimingKindKey,
+  ZonesKey,
 } from '../workflows/search-attributes.js';
 import type { Principal } from './auth.js';
 import {
@@ -380,6 +388,26 @@ function statusOf(description: WorkflowExecutionDescription): ScheduleStatus {
   return execution === 'FAILED' || execution === 'TIMED_OUT' ? 'FAILED' : 'CANCELLED';
 }
 
+/** Schedules listed per visibility page, and asked at once, by a tenant's recompute. */
+const RECOMPUTE_PAGE = 200;
+const RECOMPUTE_CONCURRENCY = 8;
+
+export type RecomputeRequestInput = z.input<typeof RecomputeRequest>;
+
+/** The request, with `zone` an IANA id (VALIDATION naming `zone` otherwise). */
+function parseRecompute(request: RecomputeRequestInput): RecomputeRequest {
+  const parsed = parseOrThrow(RecomputeRequest, request);
+  if (parsed.zone !== undefined) {
+    try {
+      checkZone('zone', parsed.zone);
+    } catch (err) {
+      if (err instanceof CalendarError) throw new SchedulerError('VALIDATION', err.reason, 'zone');
+      throw err;
+    }
+  }
+  return parsed;
+}
+
 export class SchedulerClient {
   constructor(private readonly options: SchedulerClientOptions) {}
 
@@ -607,7 +635,8 @@ export class SchedulerClient {
             timingKind: spec.timing.kind,
             status: 'ACTIVE',
             nextRunAt: runs[0]!.fire_at,
-          }),
+            tz: { version: zonesOf(spec).length > 0 ? (firstBatch?.tz ?? null) : null, zones: zonesOf(spec) },
+          }).filter((pair) => pair.value !== null),
           { key: OwnerKey, value: ownerKeyValue(this.tenant, this.options.principal.owner_ref) },
         ] as SearchAttributePair[],
         staticSummary: `Schedule ${scheduleId} (${spec.timing.kind} → ${spec.target.type})`,
@@ -890,6 +919,53 @@ export class SchedulerClient {
       quotas.max_backfill_slots,
       count,
     );
+  }
+
+  /**
+   * Drops a schedule's buffered future slots and computes them again with the rules of the worker that
+   * runs its slot activity (after a tz database upgrade); answered without a change when the schedule does
+   * not depend on `zone`, or when `if_older_than` is given and no buffered slot is older. Idempotent.
+   */
+  async recomputeSchedule(scheduleId: string, request: RecomputeRequestInput = {}): Promise<RecomputeResult> {
+    return await this.runUpdate(scheduleId, recomputeUpdate, parseRecompute(request));
+  }
+
+  /**
+   * `recomputeSchedule` on every running schedule of the tenant (those whose instants depend on `zone`,
+   * when given), a few at a time. A schedule that could not be asked is listed in `failed`: run it again.
+   */
+  async recompute(request: RecomputeRequestInput = {}): Promise<RecomputeSummary> {
+    const parsed = parseRecompute(request);
+    const clauses = [this.listQuery({}), `ExecutionStatus = 'Running'`];
+    if (parsed.zone) clauses.push(`${ZonesKey.name} = ${quoteQueryValue(parsed.zone)}`);
+    const summary: RecomputeSummary = { matched: 0, recomputed: 0, moved_slots: 0, moved: [], failed: [] };
+    let token: Uint8Array | undefined;
+    do {
+      const listed = await this.visibleIds(clauses.join(' AND '), RECOMPUTE_PAGE, token);
+      summary.matched += listed.ids.length;
+      for (let i = 0; i < listed.ids.length; i += RECOMPUTE_CONCURRENCY) {
+        await Promise.all(
+          listed.ids.slice(i, i + RECOMPUTE_CONCURRENCY).map(async (id) => {
+            try {
+              const result = await this.runUpdate(id, recomputeUpdate, parsed);
+              if (!result.recomputed) return;
+              summary.recomputed += 1;
+              const moved = result.record?.moved ?? 0;
+              summary.moved_slots += moved;
+              if (moved > 0)
+                summary.moved.push({ schedule_id: id, moved, tz_version: result.record?.tz_version ?? null });
+            } catch (err) {
+              // Ended or deleted since it was listed: nothing to recompute.
+              if (err instanceof SchedulerError && (err.code === 'NOT_FOUND' || err.code === 'INVALID_STATE'))
+                return;
+              summary.failed.push({ schedule_id: id, error: (err as Error).message });
+            }
+          }),
+        );
+      }
+      token = listed.next;
+    } while (token);
+    return summary;
   }
 
   /** No future runs; emitted occurrences stay (or, with running: 'CANCEL', running targets are cancelled). */

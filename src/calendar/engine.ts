@@ -97,6 +97,8 @@ export interface Slot {
   /** DEADLINE: `deadline` or `reminder:<duration>` */
   label?: string;
   adjustments: SlotAdjustment[];
+  /** The tz database release whose rules computed the slot (zone.ts `ZoneRules.version`); absent in slots recorded before 0.6. */
+  tz?: string;
 }
 
 export interface NextSlotsContext {
@@ -311,6 +313,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
       fireAt: formatUtc(fire),
       local: formatInstantAt(fire, zone.offsetAt(fire)),
       adjustments,
+      tz: zone.rules.version,
     };
     if (c.label !== undefined) slot.label = c.label;
     return slot;

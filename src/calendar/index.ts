@@ -30,4 +30,12 @@ export {
   Timing,
   Weekday,
 } from './timing.js';
-export { checkZone } from './zone.js';
+export type { ZoneAmendment, ZoneRules } from './zone.js';
+export {
+  amendedZoneRules,
+  checkZone,
+  runtimeZoneRules,
+  useRuntimeZoneRules,
+  useZoneRules,
+  zoneRules,
+} from './zone.js';

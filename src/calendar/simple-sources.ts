@@ -5,7 +5,7 @@ import { parseDuration } from './duration.js';
 import { fail } from './errors.js';
 import { DAY, FIRST_INSTANT, HOUR, LAST_INSTANT, parseDateTime, SECOND } from './floating.js';
 import type { Nominal, NominalSource } from './source.js';
-import type { Zone } from './zone.js';
+import { luxonZoneOf, type Zone } from './zone.js';
 
 /** a finite, instant-ordered list of nominal occurrences */
 export function listSource(items: Nominal[]): NominalSource {
@@ -141,7 +141,7 @@ export function deadlineSource(
   reminders.forEach((r, i) => {
     const d = parseDuration(`${field}.reminders.${i}`, r);
     // calendar-aware in the zone: P1D before 09:00 is 09:00 the day before, even across DST
-    const instant = DateTime.fromMillis(deadlineInstant, { zone: zone?.name ?? 'utc' })
+    const instant = DateTime.fromMillis(deadlineInstant, { zone: zone ? luxonZoneOf(zone) : 'utc' })
       .minus(d.duration)
       .toMillis();
     // Before the calendar's first year (or anything a Date can hold: NaN): long past, it never fires.

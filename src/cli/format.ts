@@ -9,6 +9,8 @@ import type {
   BackfillResult,
   NextRun,
   Occurrence,
+  RecomputeResult,
+  RecomputeSummary,
   Schedule,
   ScheduleDescription,
   Target,
@@ -192,9 +194,42 @@ export function formatDescription(d: ScheduleDescription, recent = 10): string {
     '',
     `Counters: fired ${c.fired}, caught up ${c.caught_up}, skipped ${c.skipped}, expired ${c.expired}, failed ${c.failed}, duplicates prevented ${c.duplicates_prevented}`,
     `Running: ${d.running.length ? d.running.join(', ') : 'none'}; queued: ${d.queued.length ? d.queued.join(', ') : 'none'}`,
+    ...tzLines(d.tz),
     '',
     `Recent occurrences (newest first${more > 0 ? `; ${more} more: scheduler occurrences ${d.schedule.schedule_id}` : ''}):`,
     formatOccurrences(newest),
+  ].join('\n');
+}
+
+/** Which tz database computed the buffered slots, and how they are kept fresh (schedules described since 0.6). */
+export function tzLines(tz: ScheduleDescription['tz']): string[] {
+  if (!tz) return [];
+  const last = tz.last_recompute;
+  return [
+    `tz database: slots computed with ${tz.computed_with.length ? tz.computed_with.join(', ') : '-'}${
+      tz.newer_seen
+        ? `; a worker has ${tz.newer_seen.version} (since ${tz.newer_seen.seen_at}): scheduler recompute to apply it`
+        : ''
+    }${tz.trusted_until ? `; recomputed before firing after ${tz.trusted_until}` : ''}`,
+    `recomputes: ${tz.recomputes} asked, ${tz.horizon_refreshes} by the horizon${
+      last
+        ? `; last ${last.at} (${last.reason}): ${last.dropped} dropped, ${last.moved} moved, ${last.tz_version ?? '-'}`
+        : ''
+    }`,
+  ];
+}
+
+export function formatRecompute(id: string, r: RecomputeResult): string {
+  if (!r.recomputed || !r.record) return `not recomputed ${id}: ${r.reason}`;
+  const { dropped, moved, tz_version } = r.record;
+  return `recomputed ${id}: ${dropped} buffered slots computed again with ${tz_version ?? '-'}, ${moved} moved`;
+}
+
+export function formatRecomputeSummary(r: RecomputeSummary): string {
+  return [
+    `recomputed ${r.recomputed} of ${r.matched} schedules: ${r.moved_slots} slots moved`,
+    ...r.moved.map((m) => `  moved: ${m.schedule_id} (${m.moved} slots, ${m.tz_version ?? '-'})`),
+    ...r.failed.map((f) => `  failed: ${f.schedule_id}: ${f.error} (run it again)`),
   ].join('\n');
 }
 

@@ -12,6 +12,7 @@ import {
   CancelRequest,
   Identifier,
   PauseRequest,
+  RecomputeRequest,
   type Target,
   TriggerRequest,
 } from '../model/contracts.js';
@@ -493,6 +494,24 @@ export function buildTriggerRequest(flags: { at?: string; reason?: string }): Tr
   if (flags.at !== undefined) body.scheduled_for = flags.at;
   if (flags.reason !== undefined) body.reason = flags.reason;
   return instantMessages(() => checked(TriggerRequest, body, { scheduled_for: '--at', reason: '--reason' }));
+}
+
+export interface RecomputeFlags {
+  zone?: string;
+  ifOlderThan?: string;
+  reason?: string;
+}
+
+export function buildRecomputeRequest(flags: RecomputeFlags): RecomputeRequest {
+  const body: Record<string, unknown> = {};
+  if (flags.zone !== undefined) body.zone = flags.zone;
+  if (flags.ifOlderThan !== undefined) body.if_older_than = flags.ifOlderThan;
+  if (flags.reason !== undefined) body.reason = flags.reason;
+  return checked(RecomputeRequest, body, {
+    zone: '--zone',
+    if_older_than: '--if-older-than',
+    reason: '--reason',
+  });
 }
 
 export function buildBackfillRequest(flags: {

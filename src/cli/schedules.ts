@@ -14,6 +14,8 @@ import {
   MisfirePolicy,
   type Occurrence,
   OverlapPolicy,
+  type RecomputeResult,
+  type RecomputeSummary,
   type Schedule,
   type ScheduleDescription,
   ScheduleStatus,
@@ -32,6 +34,8 @@ import {
   formatBackfill,
   formatDescription,
   formatOccurrences,
+  formatRecompute,
+  formatRecomputeSummary,
   formatSchedule,
   formatScheduleList,
   occurrenceLine,
@@ -46,11 +50,13 @@ import {
   buildOccurrencesQuery,
   buildPatchRequest,
   buildPauseRequest,
+  buildRecomputeRequest,
   buildTriggerRequest,
   type CreateFlags,
   checkScheduleId,
   type EditFlags,
   type ListFlags,
+  type RecomputeFlags,
 } from './requests.js';
 
 /** What the commands touch outside themselves; `main` passes the process's, tests their own. */
@@ -458,6 +464,37 @@ function occurrencesCommand(program: Command, cli: Cli): void {
   });
 }
 
+function recomputeCommand(program: Command, cli: Cli): void {
+  connectionOptions(
+    serverCommand(
+      program,
+      'recompute [id]',
+      "compute buffered future slots again with the worker's tz database (after a tz upgrade); all your running schedules without an id",
+      [
+        'scheduler recompute --zone America/Mexico_City',
+        "scheduler recompute weekday-sync --reason 'tzdata 2026a'",
+        'scheduler recompute --if-older-than 2026a --json',
+      ],
+    )
+      .option('--zone <IANA>', 'only schedules whose instants depend on this zone')
+      .option(
+        '--if-older-than <release>',
+        'only schedules with a slot computed by an older tz release (e.g. 2026a)',
+      )
+      .option('--reason <text>', 'recorded with the recompute'),
+  ).action(async (id: string | undefined, flags: CommonFlags & RecomputeFlags) => {
+    const body = buildRecomputeRequest(flags);
+    const client = cli.client(flags);
+    if (id) {
+      const res = await client.request<RecomputeResult>('POST', schedulePath(id, '/recompute'), { body });
+      cli.answer(flags, res.body, (result) => formatRecompute(id, result));
+    } else {
+      const res = await client.request<RecomputeSummary>('POST', '/v1/recompute', { body });
+      cli.answer(flags, res.body, formatRecomputeSummary);
+    }
+  });
+}
+
 /** In the order `scheduler --help` lists them. */
 const COMMANDS = [
   createCommand,
@@ -472,6 +509,7 @@ const COMMANDS = [
   cancelCommand,
   deleteCommand,
   occurrencesCommand,
+  recomputeCommand,
 ];
 
 export function registerScheduleCommands(program: Command, io: CliIo): void {

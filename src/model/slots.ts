@@ -2,7 +2,13 @@
 // workflow gets them through an activity (src/activities/slots.ts, recorded in history); the SDK
 // calls the same function to validate and preview a definition without a server.
 
-import { type CalendarCursor, compileCalendar, type SearchBudget, type Slot } from '../calendar/index.js';
+import {
+  type CalendarCursor,
+  compileCalendar,
+  type SearchBudget,
+  type Slot,
+  zoneRules,
+} from '../calendar/index.js';
 import type { CalendarOptions } from '../calendar/timing.js';
 import type { ScheduleSpec } from './contracts.js';
 
@@ -27,6 +33,8 @@ export interface SlotBatchRequest {
 
 export interface SlotBatch {
   engine: number;
+  /** The tz database release that computed the batch (each slot says it too); absent before 0.6. */
+  tz?: string;
   slots: Slot[];
   cursor: CalendarCursor;
   exhausted: boolean;
@@ -103,5 +111,5 @@ export function computeSlots(request: SlotBatchRequest, budget?: SearchBudget): 
     ...(budget ? { budget } : {}),
   };
   const { slots, cursor, exhausted } = calendar.nextSlots(request.after, request.count, request.cursor, ctx);
-  return { engine: SLOT_ENGINE_VERSION, slots, cursor, exhausted };
+  return { engine: SLOT_ENGINE_VERSION, tz: zoneRules().version, slots, cursor, exhausted };
 }

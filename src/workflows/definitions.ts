@@ -10,6 +10,8 @@ import type {
   EditRequest,
   EditResult,
   Occurrence,
+  RecomputeRequest,
+  RecomputeResult,
   ResumeRequest,
   ScheduleDescription,
   TriggerRequest,
@@ -57,6 +59,14 @@ export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest & {
   'cancel',
 );
 export const describeQuery = defineQuery<ScheduleDescription>('describe');
+/**
+ * Drop the buffered future slots and compute them again with the rules of the worker that runs the slot
+ * activity (a tz database upgrade). Answered without a change when the schedule does not depend on
+ * `zone`, or when every buffered slot is already at least `if_older_than`.
+ */
+export const recomputeUpdate = defineUpdate<RecomputeResult, [RecomputeRequest]>('recompute');
+/** A worker whose tz database (`version`) is newer than the schedule's buffered slots' says so (describe shows it). */
+export const newerTzSignal = defineSignal<[{ version: string }]>('newerTz');
 
 /** The deployment's one owner registry (workflows/owner-registry.ts); not a schedule, never a target. */
 export const OWNER_REGISTRY_WORKFLOW_TYPE = 'ownerRegistryWorkflow';

@@ -71,6 +71,13 @@ export const PATCHES = {
     release: 'v0.5.1',
     asked: 'at the top of every pass of the loop until true (askEachPass), after TARGETS_BOUND',
   },
+  TZ_HORIZON: {
+    id: 'v0.6-tz-horizon',
+    effect:
+      'a buffered slot fires only on instants computed at most TZ_HORIZON before it (else recomputed first); recompute and tz notes applied; SchedulerTzVersion and SchedulerZones shown',
+    release: 'v0.6.0',
+    asked: 'at the top of every pass of the loop until true (askEachPass), after BOUNDED_HANDOFFS',
+  },
 } as const;
 
 /**
@@ -108,6 +115,7 @@ export function resolveBehaviour(): Behaviour {
 export class PatchesAskedEachPass {
   targetsBound = false;
   handoffsBounded = false;
+  tzHorizon = false;
 
   constructor(private readonly behaviour: Behaviour) {}
 
@@ -115,6 +123,7 @@ export class PatchesAskedEachPass {
     if (this.behaviour.localActivities) return;
     if (!this.targetsBound) this.targetsBound = wf.patched(PATCHES.TARGETS_BOUND.id);
     if (!this.handoffsBounded) this.handoffsBounded = wf.patched(PATCHES.BOUNDED_HANDOFFS.id);
+    if (!this.tzHorizon) this.tzHorizon = wf.patched(PATCHES.TZ_HORIZON.id);
   }
 }
 

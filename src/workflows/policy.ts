@@ -249,3 +249,43 @@ export function runOutcome(f: OutcomeFacts): 'RUNNING' | 'COMPLETED' | 'FAILED' 
   if (!idle) return 'RUNNING';
   return f.endsAfterItsSlots && f.failed > 0 ? 'FAILED' : 'COMPLETED';
 }
+
+export interface HorizonFacts {
+  /** fireAt of the next buffered slot (ms); null: none buffered. */
+  nextFireAtMs: number | null;
+  /** When the buffered slots were computed (ms); null: before the horizon existed (a state from 0.5). */
+  computedAtMs: number | null;
+  nowMs: number;
+  horizonMs: number;
+}
+
+/**
+ * When the buffered slots must be computed again so that no slot fires on instants computed more than the
+ * horizon before it: `now`, at `wakeAtMs` (a sparse schedule whose next slot is further than the horizon:
+ * recomputed a horizon before it), or not yet. A buffer from before the horizon existed is recomputed now.
+ */
+export function horizonRefresh(f: HorizonFacts): { now: boolean; wakeAtMs: number | null } {
+  const refreshNow = { now: true, wakeAtMs: null };
+  if (f.nextFireAtMs === null) return { now: false, wakeAtMs: null };
+  if (f.computedAtMs === null) return refreshNow;
+  if (f.nextFireAtMs - f.computedAtMs <= f.horizonMs) return { now: false, wakeAtMs: null };
+  const refreshAt = f.nextFireAtMs - f.horizonMs;
+  return refreshAt <= f.nowMs ? refreshNow : { now: false, wakeAtMs: refreshAt };
+}
+
+/**
+ * The dropped future slots that a recomputation did not give back (their instant or offset changed, or they
+ * are gone), among those it covers: the new slots reach up to `lastNew` (or beyond, once `exhausted`).
+ */
+export function movedSlots(
+  dropped: readonly SlotLike[],
+  recomputed: readonly SlotLike[],
+  exhausted: boolean,
+): number {
+  const kept = new Set(recomputed.map((s) => s.scheduledFor));
+  const last = recomputed.at(-1);
+  const lastMs = last ? Date.parse(last.scheduledFor) : Number.NEGATIVE_INFINITY;
+  return dropped.filter(
+    (d) => !kept.has(d.scheduledFor) && (exhausted || Date.parse(d.scheduledFor) <= lastMs),
+  ).length;
+}

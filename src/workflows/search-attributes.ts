@@ -19,6 +19,10 @@ export const ScheduledForKey = defineSearchAttributeKey(
   SearchAttributeType.DATETIME,
 );
 export const OccurrenceIdKey = defineSearchAttributeKey('SchedulerOccurrenceId', SearchAttributeType.KEYWORD);
+/** The oldest tz database release among a schedule's buffered future slots: finds the ones a newer worker should recompute. */
+export const TzVersionKey = defineSearchAttributeKey('SchedulerTzVersion', SearchAttributeType.KEYWORD);
+/** The zones a schedule's instants depend on (model/slots.ts zonesOf): a zone's recompute selects by it. */
+export const ZonesKey = defineSearchAttributeKey('SchedulerZones', SearchAttributeType.KEYWORD_LIST);
 
 export const ownerKeyValue = (tenantId: string, ownerRef: string): string => `${tenantId}/${ownerRef}`;
 
@@ -35,6 +39,8 @@ export const schedulerSearchAttributes = [
   ScheduledForKey,
   OccurrenceIdKey,
   OwnerKey,
+  TzVersionKey,
+  ZonesKey,
 ] as const;
 
 export interface ScheduleAttributeValues {
@@ -44,6 +50,8 @@ export interface ScheduleAttributeValues {
   /** As listings see it (model/views.ts visibleStatus). */
   status: string;
   nextRunAt: string | null;
+  /** Since PATCHES.TZ_HORIZON (absent before: those runs never upsert them). */
+  tz?: { version: string | null; zones: string[] };
 }
 
 /** The attributes that describe a schedule in listings, as its start sets them and its run updates them. */
@@ -53,4 +61,10 @@ export const scheduleAttributes = (v: ScheduleAttributeValues): SearchAttributeU
   { key: TimingKindKey, value: v.timingKind },
   { key: ScheduleStatusKey, value: v.status },
   { key: NextRunAtKey, value: v.nextRunAt ? new Date(v.nextRunAt) : null },
+  ...(v.tz
+    ? [
+        { key: TzVersionKey, value: v.tz.version },
+        { key: ZonesKey, value: v.tz.zones.length > 0 ? v.tz.zones : null },
+      ]
+    : []),
 ];

@@ -89,7 +89,7 @@ describe('PatchesAskedEachPass', () => {
     asked.length = 0;
   });
 
-  it('asks both at every pass until each answers true, then no more', () => {
+  it('asks each at every pass until it answers true, then no more, in table order', () => {
     present = new Set();
     const each = new PatchesAskedEachPass({
       perFireCost: true,
@@ -98,21 +98,27 @@ describe('PatchesAskedEachPass', () => {
       inertLocalStarts: true,
     });
     each.askAtTopOfPass();
-    expect(asked).toEqual([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS]);
+    expect(asked).toEqual([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON]);
     present = new Set([P.TARGETS_BOUND]);
     each.askAtTopOfPass();
-    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: false });
+    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: false, tzHorizon: false });
     present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS]);
+    each.askAtTopOfPass();
+    present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON]);
     each.askAtTopOfPass();
     each.askAtTopOfPass();
     expect(asked).toEqual([
       P.TARGETS_BOUND,
       P.BOUNDED_HANDOFFS,
+      P.TZ_HORIZON,
       P.TARGETS_BOUND,
       P.BOUNDED_HANDOFFS,
+      P.TZ_HORIZON,
       P.BOUNDED_HANDOFFS,
+      P.TZ_HORIZON,
+      P.TZ_HORIZON,
     ]);
-    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: true });
+    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: true, tzHorizon: true });
   });
 
   it('a run with local activities never asks them', () => {
@@ -125,7 +131,7 @@ describe('PatchesAskedEachPass', () => {
     });
     each.askAtTopOfPass();
     expect(asked).toEqual([]);
-    expect(each).toMatchObject({ targetsBound: false, handoffsBounded: false });
+    expect(each).toMatchObject({ targetsBound: false, handoffsBounded: false, tzHorizon: false });
   });
 
   it('every ID in the table is distinct and names its first histories folder', () => {

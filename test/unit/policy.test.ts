@@ -3,9 +3,11 @@ import {
   admit,
   applyMisfirePolicy,
   handoffBound,
+  horizonRefresh,
   type InertFacts,
   inertEligible,
   MAX_HANDOFFS_IN_FLIGHT,
+  movedSlots,
   type OutcomeFacts,
   runOutcome,
   type StartModeFacts,
@@ -266,5 +268,59 @@ describe('runOutcome', () => {
       { running: 1 },
     ];
     for (const over of left) expect(runOutcome({ ...idle, ...over }), JSON.stringify(over)).toBe('RUNNING');
+  });
+});
+
+describe('horizonRefresh: no slot fires on instants computed more than the horizon before it', () => {
+  const DAY = 24 * HOUR;
+  const week = 7 * DAY;
+  const facts = (nextInDays: number | null, computedDaysAgo: number | null) => ({
+    nextFireAtMs: nextInDays === null ? null : t0 + nextInDays * DAY,
+    computedAtMs: computedDaysAgo === null ? null : t0 - computedDaysAgo * DAY,
+    nowMs: t0,
+    horizonMs: week,
+  });
+
+  it('a daily schedule: trusted for a week after its batch, recomputed at the last wake before that', () => {
+    expect(horizonRefresh(facts(1, 0))).toEqual({ now: false, wakeAtMs: null });
+    expect(horizonRefresh(facts(1, 6))).toEqual({ now: false, wakeAtMs: null }); // day 7 = the horizon itself
+    expect(horizonRefresh(facts(1, 6.5))).toEqual({ now: true, wakeAtMs: null });
+  });
+
+  it('a slot further than the horizon: wake a horizon before it, then recompute', () => {
+    expect(horizonRefresh(facts(20, 0))).toEqual({ now: false, wakeAtMs: t0 + 13 * DAY });
+    // At that wake the batch is 13 days old and the slot 7 days ahead: now.
+    expect(horizonRefresh({ ...facts(7, 13), nowMs: t0 })).toEqual({ now: true, wakeAtMs: null });
+    // Recomputed then, the same slot is within the horizon: no loop.
+    expect(horizonRefresh(facts(7, 0))).toEqual({ now: false, wakeAtMs: null });
+  });
+
+  it('a buffer from before the horizon existed is recomputed at once; an empty one never', () => {
+    expect(horizonRefresh(facts(1, null))).toEqual({ now: true, wakeAtMs: null });
+    expect(horizonRefresh(facts(null, 30))).toEqual({ now: false, wakeAtMs: null });
+  });
+});
+
+describe('movedSlots', () => {
+  const slot = (scheduledFor: string) => ({ scheduledFor, fireAt: scheduledFor });
+  const dropped = ['2027-02-28T09:00:00+02:00', '2027-03-01T09:00:00+02:00', '2027-03-02T09:00:00+02:00'].map(
+    slot,
+  );
+
+  it('counts the dropped slots the recomputation did not give back, within what it covers', () => {
+    const recomputed = [
+      '2027-02-28T09:00:00+02:00',
+      '2027-03-01T09:00:00+05:00',
+      '2027-03-02T09:00:00+05:00',
+      '2027-03-03T09:00:00+05:00',
+    ].map(slot);
+    expect(movedSlots(dropped, recomputed, false)).toBe(2);
+    expect(movedSlots(dropped, dropped, false)).toBe(0);
+  });
+
+  it('a dropped slot beyond the last recomputed one is not counted, unless the calendar ended', () => {
+    const recomputed = ['2027-02-28T09:00:00+02:00'].map(slot);
+    expect(movedSlots(dropped, recomputed, false)).toBe(0);
+    expect(movedSlots(dropped, recomputed, true)).toBe(2);
   });
 });

@@ -53,6 +53,8 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.5.1')?.length).toBeGreaterThanOrEqual(20);
     // v0.5.2: the same scenarios recorded by the workflow split into modules (no new patch).
     expect(releases.get('v0.5.2')?.length).toBeGreaterThanOrEqual(20);
+    // v0.6.0: with the tz horizon (every earlier scenario again, and three of the horizon and recompute).
+    expect(releases.get('v0.6.0')?.length).toBeGreaterThanOrEqual(23);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -340,5 +342,51 @@ describe('v0.5.2: the workflow split into modules (src/workflows/schedule/)', ()
         .map((f) => basename(f, '.binpb.gz'))
         .sort();
     expect(names('v0.5.2')).toEqual(names('v0.5.1'));
+  });
+});
+
+describe('recorded histories of the v0.6.0 patch: the tz horizon', () => {
+  type Events = readonly HistoryEvent[];
+  const slotBatches = (events: Events) =>
+    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'computeSlotBatch');
+  const updates = (events: Events, name: string) =>
+    events.filter(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === name,
+    );
+  const json = (payload: { data?: Uint8Array | null } | undefined) =>
+    JSON.parse(Buffer.from(payload?.data ?? []).toString('utf8'));
+  const batchResults = (events: Events) =>
+    events
+      .filter((e) => e.activityTaskCompletedEventAttributes)
+      .map((e) => json(e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]))
+      .filter((r) => r && Array.isArray(r.slots));
+
+  it('v0.5.2 predates it; every v0.6.0 history carries it', () => {
+    for (const file of inRelease('v0.5.2'))
+      expect(markerText(decode(file))).not.toContain(PATCHES.TZ_HORIZON.id);
+    for (const file of inRelease('v0.6.0'))
+      expect(markerText(decode(file)), basename(file)).toContain(PATCHES.TZ_HORIZON.id);
+    const names = (release: string) => inRelease(release).map((f) => basename(f, '.binpb.gz'));
+    expect(names('v0.6.0')).toEqual(expect.arrayContaining(names('v0.5.2')));
+  });
+
+  it('a recompute computes the buffer again with the new rules, recorded with their release', () => {
+    const events = named('v0.6.0', 'tz-recompute');
+    expect(updates(events, 'recompute')).toHaveLength(2);
+    const releases = batchResults(events).map((r) => r.tz);
+    expect(releases).toContain('2099a');
+    expect(releases[0]).not.toBe('2099a');
+  });
+
+  it('left alone, the horizon recomputes the buffer a week after it was computed', () => {
+    const events = named('v0.6.0', 'tz-horizon');
+    expect(updates(events, 'recompute')).toHaveLength(0);
+    expect(batchResults(events).map((r) => r.tz)).toContain('2099a');
+  });
+
+  it('a slot further than the horizon is computed again a horizon before it fires', () => {
+    const events = named('v0.6.0', 'tz-sparse');
+    // No batch activity at creation (the SDK computed the first), one a week before the slot.
+    expect(slotBatches(events)).toHaveLength(1);
   });
 });

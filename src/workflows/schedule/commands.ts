@@ -7,12 +7,15 @@ import type {
   CancelRequest,
   EditResult,
   Occurrence,
+  RecomputeRequest,
+  RecomputeResult,
   ScheduleDescription,
   TriggerRequest,
 } from '../../model/contracts.js';
 import { canonicalInstant } from '../../model/ids.js';
 import type { SlotBatch } from '../../model/slots.js';
 import { isTerminal } from '../../model/views.js';
+import { tzOlderThan, tzVersionsOf, zonesOf } from '../../model/zones.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import {
   BACKFILL_LIMIT,
@@ -176,6 +179,39 @@ function applyCancel(run: ScheduleRun, request: CancelRequest & { delete?: boole
   return describe(s);
 }
 
+const notRecomputed = (reason: string): RecomputeResult => ({ recomputed: false, reason, record: null });
+
+/** A recompute asked for (PATCHES.TZ_HORIZON): the buffered future slots again, unless nothing would change. */
+async function applyRecompute(run: ScheduleRun, request: RecomputeRequest): Promise<RecomputeResult> {
+  const s = run.state;
+  if (!run.asked.tzHorizon)
+    return notRecomputed('this run predates recompute (0.6): it takes it up at its next pass');
+  if (isTerminal(s.status)) return notRecomputed(`schedule is ${s.status}`);
+  if (request.zone !== undefined && !zonesOf(s.spec).includes(request.zone))
+    return notRecomputed(`its instants do not depend on ${request.zone}`);
+  const now = workflowNow();
+  const versions = tzVersionsOf(s.buffer.filter((slot) => Date.parse(slot.fireAt) > now));
+  const release = request.if_older_than;
+  if (release !== undefined && !versions.some((v) => tzOlderThan(v, release)))
+    return notRecomputed(
+      versions.length === 0
+        ? 'no future slot is buffered'
+        : `its slots are computed with ${versions.join(', ')}, not older than ${release}`,
+    );
+  const record = await run.recomputeBuffer(now, request.reason ?? 'recompute requested');
+  return { recomputed: true, reason: '', record };
+}
+
+/** A newer worker's tz release, kept for describe until a recompute with it (or newer) happened. */
+function applyNoteNewerTz(run: ScheduleRun, version: string) {
+  const s = run.state;
+  if (!run.asked.tzHorizon || isTerminal(s.status)) return;
+  if (!tzVersionsOf(s.buffer).some((v) => tzOlderThan(v, version))) return;
+  const tz = run.tzState();
+  if (tz.newer && tz.newer.version >= version) return;
+  tz.newer = { version, seen_at: workflowNowIso() };
+}
+
 /** The loop applies every command here, one at a time; handlers only enqueue them. */
 export async function applyCommand(run: ScheduleRun, command: Command): Promise<void> {
   const s = run.state;
@@ -196,5 +232,9 @@ export async function applyCommand(run: ScheduleRun, command: Command): Promise<
       return command.done(await applyBackfill(run, command.request));
     case 'cancel':
       return command.done(applyCancel(run, command.request));
+    case 'recompute':
+      return command.done(await applyRecompute(run, command.request));
+    case 'noteNewerTz':
+      return applyNoteNewerTz(run, command.version);
   }
 }

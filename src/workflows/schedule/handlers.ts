@@ -2,14 +2,22 @@
 // answer; validators refuse what cannot succeed before it enters history (they run only live, never on
 // replay, so a refusal here adds nothing to any history).
 import * as wf from '@temporalio/workflow';
-import type { BackfillResult, EditResult, Occurrence, ScheduleDescription } from '../../model/contracts.js';
+import type {
+  BackfillResult,
+  EditResult,
+  Occurrence,
+  RecomputeResult,
+  ScheduleDescription,
+} from '../../model/contracts.js';
 import {
   backfillUpdate,
   cancelUpdate,
   describeQuery,
   editUpdate,
+  newerTzSignal,
   ownerRevokedSignal,
   pauseSignal,
+  recomputeUpdate,
   resumeSignal,
   takeOverUpdate,
   triggerNowUpdate,
@@ -86,5 +94,12 @@ export function registerHandlers(run: ScheduleRun): void {
       done,
     })),
   );
+  wf.setHandler(recomputeUpdate, (request) =>
+    submit<RecomputeResult>((done) => ({ kind: 'recompute', request, done })),
+  );
+  wf.setHandler(newerTzSignal, (request) => {
+    if (typeof request?.version === 'string')
+      commands.push({ kind: 'noteNewerTz', version: request.version });
+  });
   wf.setHandler(describeQuery, () => describe(s));
 }

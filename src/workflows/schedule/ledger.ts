@@ -53,6 +53,7 @@ export class Ledger {
       trigger: fire.trigger,
       duplicate_prevented: false,
       finished_at: null,
+      ...(fire.slot.tz ? { tz_version: fire.slot.tz } : {}),
     };
   }
 

@@ -3,13 +3,23 @@
 // Handlers only enqueue commands (./handlers.ts); the loop applies them (./commands.ts) between slot
 // decisions, so an edit, pause or trigger that arrives while a slot is due is applied after that slot.
 import * as wf from '@temporalio/workflow';
-import type { Occurrence } from '../../model/contracts.js';
+import type { Occurrence, RecomputeRecord } from '../../model/contracts.js';
 import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
 import { isTerminal } from '../../model/views.js';
+import { oldestTzVersion, zonesOf } from '../../model/zones.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import { FIRST_SLOT_BATCH, VERSION_MEMO } from '../definitions.js';
 import { askSmallFirstBatch, askVersionMemo, type Behaviour, PatchesAskedEachPass } from '../patches.js';
-import { admit, applyMisfirePolicy, handoffBound, inertEligible, runOutcome, splitDue } from '../policy.js';
+import {
+  admit,
+  applyMisfirePolicy,
+  handoffBound,
+  horizonRefresh,
+  inertEligible,
+  movedSlots,
+  runOutcome,
+  splitDue,
+} from '../policy.js';
 import { applyCommand } from './commands.js';
 import { type HandOffContext, handOffNow, type InFlight } from './hand-off.js';
 import { Ledger } from './ledger.js';
@@ -27,6 +37,8 @@ import {
   type ScheduleState,
   type ScheduleWorkflowInput,
   SLOT_BATCH,
+  TZ_HORIZON_MS,
+  type TzState,
 } from './state.js';
 import { changedAttributes, currentDetails, nextFireAt, visibilityOf } from './views.js';
 
@@ -116,12 +128,19 @@ export class ScheduleRun implements HandOffContext {
           this.slotRequest(last?.scheduledFor ?? s.watermark, first ? { count: FIRST_SLOT_BATCH } : {}),
         ));
       this.givenFirstBatch = undefined;
-      s.buffer.push(...batch.slots);
-      s.cursor = batch.cursor;
-      s.exhausted = batch.exhausted;
+      this.append(batch, now);
       if (isFixedDelay(s.spec)) return;
       if (batch.slots.length === 0) return;
     }
+  }
+
+  private append(batch: SlotBatch, now: number): void {
+    const s = this.state;
+    s.buffer.push(...batch.slots);
+    s.cursor = batch.cursor;
+    s.exhausted = batch.exhausted;
+    // Every earlier buffered slot is due by now: the buffer's future is this batch's.
+    if (this.asked.tzHorizon) s.computedAt = new Date(now).toISOString();
   }
 
   private decideDueSlots(now: number): void {
@@ -162,7 +181,66 @@ export class ScheduleRun implements HandOffContext {
     const now = workflowNow();
     await this.fillBuffer(now);
     this.decideDueSlots(this.behaviour.localActivities ? workflowNow() : now);
-    this.firePending(this.startsMayBeInert(now));
+    const refresh = this.horizon(now).now;
+    this.firePending(!refresh && this.startsMayBeInert(now));
+    if (refresh) await this.recomputeBuffer(now, 'horizon');
+  }
+
+  // ---------------------------------------------------------------- the tz horizon
+
+  /** Whether the buffered slots must be computed again now, or when (PATCHES.TZ_HORIZON). */
+  private horizon(now: number) {
+    const s = this.state;
+    // Instants in UTC alone follow no zone's rules: nothing to refresh.
+    if (!this.asked.tzHorizon || isFixedDelay(s.spec) || zonesOf(s.spec).length === 0)
+      return { now: false, wakeAtMs: null };
+    const next = s.buffer[0];
+    return horizonRefresh({
+      nextFireAtMs: next ? Date.parse(next.fireAt) : null,
+      computedAtMs: s.computedAt ? Date.parse(s.computedAt) : null,
+      nowMs: now,
+      horizonMs: TZ_HORIZON_MS,
+    });
+  }
+
+  tzState(): TzState {
+    this.state.tz ??= { horizonRefreshes: 0, recomputes: 0, last: null, newer: null };
+    return this.state.tz;
+  }
+
+  /**
+   * Drops the buffered slots that are not due yet and computes them again, with the rules of the worker that
+   * runs the slot activity: the horizon's refresh, or a recompute someone asked for (`reason`).
+   */
+  async recomputeBuffer(now: number, reason: 'horizon' | string): Promise<RecomputeRecord> {
+    const s = this.state;
+    const { due, later: dropped } = splitDue(s.buffer, now);
+    s.buffer = due;
+    s.cursor = null;
+    s.exhausted = false;
+    // As many slots as a batch, not a new calendar's first few: the recomputation covers what it dropped.
+    if (!isFixedDelay(s.spec))
+      this.append(
+        await this.computeSlotBatch(this.slotRequest(due.at(-1)?.scheduledFor ?? s.watermark)),
+        now,
+      );
+    await this.fillBuffer(now);
+    const recomputed = splitDue(s.buffer, now).later;
+    const record: RecomputeRecord = {
+      at: new Date(now).toISOString(),
+      reason,
+      dropped: dropped.length,
+      moved: movedSlots(dropped, recomputed, s.exhausted),
+      tz_version: oldestTzVersion(recomputed),
+    };
+    const tz = this.tzState();
+    if (reason === 'horizon') tz.horizonRefreshes += 1;
+    else tz.recomputes += 1;
+    tz.last = record;
+    if (tz.newer && record.tz_version !== null && record.tz_version >= tz.newer.version) tz.newer = null;
+    if (record.moved > 0)
+      wf.log.info('recomputed slots moved', { moved: record.moved, tz_version: record.tz_version, reason });
+    return record;
   }
 
   /** Whether this pass's job starts may be inert: the task ends asleep on a timer (policy.inertEligible). */
@@ -288,7 +366,7 @@ export class ScheduleRun implements HandOffContext {
 
   refreshVisibility(): void {
     const s = this.state;
-    const shown = visibilityOf(s);
+    const shown = visibilityOf(s, this.asked.tzHorizon);
     if (shown.key !== this.shownAttributes) {
       this.shownAttributes = shown.key;
       if (this.behaviour.perFireCost) {
@@ -359,10 +437,15 @@ export class ScheduleRun implements HandOffContext {
   }
 
   private async sleep(): Promise<void> {
-    const next = this.state.status === 'ACTIVE' ? nextFireAt(this.state) : null;
+    const active = this.state.status === 'ACTIVE';
+    const next = active ? nextFireAt(this.state) : null;
+    const now = workflowNow();
+    // A slot further than the horizon: wake a horizon before it to compute it again.
+    const refreshAt = active ? this.horizon(now).wakeAtMs : null;
+    const wakeAt = Math.min(next === null ? Infinity : Date.parse(next), refreshAt ?? Infinity);
     const woken = () => this.wake || this.commands.length > 0;
-    if (next === null) await wf.condition(woken);
-    else await wf.condition(woken, Math.max(Date.parse(next) - workflowNow(), 1));
+    if (wakeAt === Infinity) await wf.condition(woken);
+    else await wf.condition(woken, Math.max(wakeAt - now, 1));
   }
 
   /** Runs until the schedule ends (or continues as new, which never returns). */

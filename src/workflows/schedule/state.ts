@@ -8,6 +8,9 @@ import type {
   CancelRequest,
   EditResult,
   Occurrence,
+  RecomputeRecord,
+  RecomputeRequest,
+  RecomputeResult,
   ScheduleCounters,
   ScheduleDescription,
   ScheduleIdentity,
@@ -33,6 +36,13 @@ export const DEFAULT_CONTINUE_AS_NEW_AFTER = 5000;
 export const CONTINUE_AS_NEW_AFTER_BYTES = 2 * 1024 * 1024;
 /** An inert start needs the next slot this far away, so that it resolved before the next wake. */
 export const INERT_START_SPACING_MS = 30_000;
+/**
+ * How far ahead of its computation a recorded instant may fire (PATCHES.TZ_HORIZON): a slot whose batch was
+ * computed longer ago than this before it fires is computed again first, with the worker's rules of then.
+ * The bound on how long a tz database upgrade takes to reach a schedule nobody asked to recompute; its cost
+ * is one slot batch per schedule per horizon (BENCHMARKS.md, "The tz horizon").
+ */
+export const TZ_HORIZON_MS = 7 * 24 * 3_600_000;
 
 // State-only: changing one changes what the state keeps or a view shows, never a command.
 export { RECENT_OCCURRENCES_KEPT as RECENT_LIMIT } from '../../model/views.js';
@@ -84,6 +94,21 @@ export interface ScheduleState {
   awaitingHandoff?: Array<{ occurrenceId: string; late: boolean }>;
   /** The tenant's `max_handoffs_in_flight` as last told (at create, then by each hand-off); null: none. */
   handoffQuota?: number | null;
+  /**
+   * When the buffered future slots were computed (PATCHES.TZ_HORIZON): they are trusted to fire until
+   * TZ_HORIZON_MS after it. Absent (a state from before 0.6, or an unpatched run): not yet bounded.
+   */
+  computedAt?: string | null;
+  /** Recomputes and what a newer worker said (PATCHES.TZ_HORIZON); absent before. */
+  tz?: TzState;
+}
+
+export interface TzState {
+  horizonRefreshes: number;
+  recomputes: number;
+  last: RecomputeRecord | null;
+  /** A worker with a newer tz database than the buffer's said so (cleared by a recompute with it). */
+  newer: { version: string; seen_at: string } | null;
 }
 
 export interface ScheduleWorkflowInput {
@@ -120,7 +145,9 @@ export type Command =
   | { kind: 'edit'; request: EditCommand; done: (r: EditResult | Error) => void }
   | { kind: 'trigger'; request: TriggerRequest; done: (r: Occurrence | Error) => void }
   | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
-  | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void };
+  | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void }
+  | { kind: 'recompute'; request: RecomputeRequest; done: (r: RecomputeResult) => void }
+  | { kind: 'noteNewerTz'; version: string };
 
 /** A new schedule's state; `createdAt`: the input's, else the workflow's start. */
 export function initialState(input: ScheduleWorkflowInput, createdAt: string): ScheduleState {

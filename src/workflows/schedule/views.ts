@@ -1,11 +1,27 @@
 // What a schedule shows of itself, as pure functions of its state: the describe answer (the schedule.v1
 // view), the next runs, and what listings and the Web UI see. No `wf.*` call: unit-testable on plain values.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { NextRun, ScheduleDescription } from '../../model/contracts.js';
+import type { NextRun, ScheduleDescription, ScheduleTzView } from '../../model/contracts.js';
 import { isTerminal, scheduleDocument, toNextRun, visibleStatus } from '../../model/views.js';
+import { oldestTzVersion, tzVersionsOf, zonesOf } from '../../model/zones.js';
 import { markdownLiteral } from '../markdown.js';
 import { scheduleAttributes } from '../search-attributes.js';
-import { NEXT_RUNS_SHOWN, type ScheduleState } from './state.js';
+import { NEXT_RUNS_SHOWN, type ScheduleState, TZ_HORIZON_MS } from './state.js';
+
+export function tzView(s: ScheduleState): ScheduleTzView {
+  const tz = s.tz;
+  return {
+    computed_with: tzVersionsOf(s.buffer),
+    trusted_until:
+      s.computedAt && zonesOf(s.spec).length > 0
+        ? new Date(Date.parse(s.computedAt) + TZ_HORIZON_MS).toISOString()
+        : null,
+    newer_seen: tz?.newer ?? null,
+    horizon_refreshes: tz?.horizonRefreshes ?? 0,
+    recomputes: tz?.recomputes ?? 0,
+    last_recompute: tz?.last ?? null,
+  };
+}
 
 export const nextRuns = (s: ScheduleState): NextRun[] =>
   [...s.pendingFires.map((p) => p.slot), ...s.buffer].slice(0, NEXT_RUNS_SHOWN).map(toNextRun);
@@ -33,6 +49,7 @@ export function describe(s: ScheduleState): ScheduleDescription {
       .map((o) => o.occurrence_id),
     queued: [...s.queue],
     counters: { ...s.counters },
+    tz: tzView(s),
   };
 }
 
@@ -43,23 +60,33 @@ export interface Visibility {
   next: string | null;
 }
 
-/** What listings see: the next run only while the schedule may still fire. */
-export function visibilityOf(s: ScheduleState): Visibility {
+/**
+ * What listings see: the next run only while the schedule may still fire; since PATCHES.TZ_HORIZON
+ * (`tzTracked`) also the oldest tz release of its buffer and the zones it depends on.
+ */
+export function visibilityOf(s: ScheduleState, tzTracked = false): Visibility {
   const next = isTerminal(s.status) || s.status === 'PAUSED' ? null : nextFireAt(s);
   const status = visibleStatus(s.status, s.deletedAt);
+  const zones = tzTracked ? zonesOf(s.spec) : [];
+  // The release matters only to instants that follow a zone's rules.
+  const tz = tzTracked ? { version: zones.length > 0 ? oldestTzVersion(s.buffer) : null, zones } : null;
   const attributes = scheduleAttributes({
     tenantId: s.identity.tenant_id,
     scheduleId: s.identity.schedule_id,
     timingKind: s.spec.timing.kind,
     status,
     nextRunAt: next,
+    ...(tz ? { tz } : {}),
   });
-  return { key: `${status}|${next}`, attributes, next };
+  const tzKey = tz ? `|${tz.version}|${tz.zones.join(',')}` : '';
+  return { key: `${status}|${next}${tzKey}`, attributes, next };
 }
 
 /** Equal search-attribute values; an absent attribute equals a null (removing) update. */
 function sameAttributeValue(current: unknown, wanted: unknown): boolean {
   if (current instanceof Date && wanted instanceof Date) return current.getTime() === wanted.getTime();
+  if (Array.isArray(current) && Array.isArray(wanted))
+    return current.length === wanted.length && current.every((v, i) => v === wanted[i]);
   return (current ?? null) === (wanted ?? null);
 }
 

@@ -10,6 +10,9 @@ import {
   CancelRequest,
   Occurrence,
   PauseRequest,
+  RecomputeRequest,
+  RecomputeResult,
+  RecomputeSummary,
   Schedule,
   ScheduleDescription,
   TriggerRequest,
@@ -235,6 +238,39 @@ const deleteSchedule: Route = (app, { sdkFor, withDeadline }) =>
     },
   );
 
+const recomputeSchedule: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/schedules/:id/recompute',
+    {
+      schema: {
+        tags,
+        summary: "Compute the schedule's buffered future slots again with the worker's tz database",
+        description:
+          "After a tz database upgrade (a government changed a zone's rules): the slots not yet due are dropped and computed again; the answer says how many moved. `recomputed: false` with the reason when the schedule does not depend on `zone`, or no buffered slot is older than `if_older_than`. Idempotent.",
+        params: ScheduleIdParams,
+        body: RecomputeRequest,
+        response: { 200: RecomputeResult, ...problemResponses(...common, 404, 422) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).recomputeSchedule(request.params.id, request.body)),
+  );
+
+const recomputeSchedules: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/recompute',
+    {
+      schema: {
+        tags,
+        summary: "Recompute every running schedule of the caller's tenant (those depending on `zone`)",
+        description:
+          'POST /v1/schedules/{id}/recompute on each, a few at a time. Schedules that could not be asked are listed in `failed`: run it again (with `if_older_than` it skips what is done).',
+        body: RecomputeRequest,
+        response: { 200: RecomputeSummary, ...problemResponses(...common, 422) },
+      },
+    },
+    async (request) => withDeadline(() => sdkFor(request).recompute(request.body)),
+  );
+
 const listOccurrences: Route = (app, { sdkFor, withDeadline }) =>
   app.get(
     '/v1/schedules/:id/occurrences',
@@ -266,6 +302,8 @@ const ROUTES: Route[] = [
   cancelSchedule,
   deleteSchedule,
   listOccurrences,
+  recomputeSchedule,
+  recomputeSchedules,
 ];
 
 export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteOptions> = async (app, options) => {

@@ -1,0 +1,58 @@
+// The zones a definition's instants depend on, read from its fields alone (no calendar, no zod): workflow
+// code shows them as a search attribute, and a zone's recompute selects schedules by them. And the tz
+// database releases that computed recorded slots, compared as their names sort (2024b < 2025a).
+
+const TZID_RE = /TZID=([^;:\r\n]+)/g;
+const UTC_NAMES = new Set([
+  'UTC',
+  'Etc/UTC',
+  'GMT',
+  'Etc/GMT',
+  'Etc/UCT',
+  'UCT',
+  'Zulu',
+  'Etc/Zulu',
+  'Universal',
+  'Etc/Universal',
+]);
+
+/** What zonesOf reads of a definition. */
+export interface ZonedSpec {
+  timing: { kind: string; timezone?: string | undefined; rule?: string | undefined };
+  timezone?: string | undefined;
+  window?: { timezone?: string | undefined } | undefined;
+}
+
+/**
+ * Every zone whose rules a definition's instants depend on: the timing's, the options', the window's and
+ * each TZID of a RECURRENCE block, sorted. A definition with none is in UTC, whose rules never change: it
+ * depends on no zone.
+ */
+export function zonesOf(spec: ZonedSpec): string[] {
+  const zones = new Set<string>();
+  const { timing } = spec;
+  if (timing.timezone) zones.add(timing.timezone);
+  if (spec.timezone) zones.add(spec.timezone);
+  if (spec.window?.timezone) zones.add(spec.window.timezone);
+  if (timing.kind === 'RECURRENCE' && typeof timing.rule === 'string')
+    for (const m of timing.rule.matchAll(TZID_RE)) zones.add(m[1]!.trim());
+  for (const utc of UTC_NAMES) zones.delete(utc);
+  return [...zones].sort();
+}
+
+/** What a slot recorded before 0.6 (no tz) counts as: older than any release. */
+export const TZ_UNKNOWN = 'unknown';
+
+/** The distinct tz releases that computed `slots`, oldest first (`unknown` first of all). */
+export function tzVersionsOf(slots: ReadonlyArray<{ tz?: string }>): string[] {
+  const versions = [...new Set(slots.map((slot) => slot.tz ?? TZ_UNKNOWN))];
+  return versions.sort((a, b) => (a === TZ_UNKNOWN ? -1 : b === TZ_UNKNOWN ? 1 : a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The oldest release that computed one of `slots`; null: none. */
+export const oldestTzVersion = (slots: ReadonlyArray<{ tz?: string }>): string | null =>
+  tzVersionsOf(slots)[0] ?? null;
+
+/** Whether a slot computed with `version` is older than `release` (a slot from before 0.6 always is). */
+export const tzOlderThan = (version: string, release: string): boolean =>
+  version === TZ_UNKNOWN || version < release;

@@ -1,0 +1,70 @@
+// Records the histories of the tz horizon (PATCHES.TZ_HORIZON) for the replay test: a schedule recomputed
+// after its zone's rules changed, one left to its horizon, and a sparse one that wakes a horizon before its
+// slot to compute it again. Like record.ts (which explains the format):
+//   node --import tsx test/histories/record-tz.ts test/histories/v0.6.0
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import proto from '@temporalio/proto';
+import { DateTime } from 'luxon';
+import '../helpers/quiet-sdk.js';
+import { amendedZoneRules, useZoneRules, zoneRules } from '../../src/calendar/index.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { newerTzSignal } from '../../src/workflows/definitions.js';
+import { SchedulerHarness } from '../helpers/scheduler-harness.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const job = { type: 'JOB' as const, job_type: 'recordedJob' };
+const dailyInRiga = { kind: 'CRON' as const, expression: '0 9 * * *', timezone: 'Europe/Riga' };
+
+const outDir = process.argv[2];
+if (!outDir) {
+  console.error('usage: record-tz.ts <output directory>');
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+
+const h = await SchedulerHarness.start();
+const sdk = h.sdk();
+const save = async (name: string, scheduleId: string) => {
+  const history = await h.env.client.workflow
+    .getHandle(scheduleWorkflowId('acme', scheduleId))
+    .fetchHistory();
+  const bytes = proto.temporal.api.history.v1.History.encode(history).finish();
+  writeFileSync(join(outDir, `${name}.binpb.gz`), gzipSync(bytes));
+  console.log(`recorded ${name}: ${history.events?.length} events`);
+};
+
+try {
+  const now = DateTime.fromMillis(await h.now(), { zone: 'Europe/Riga' });
+  await sdk.create({ schedule_id: 'tz-recompute', target: job, timing: dailyInRiga });
+  await sdk.create({ schedule_id: 'tz-horizon', target: job, timing: dailyInRiga });
+  // Once, 20 days ahead: further than the horizon, so it wakes 7 days before to compute its instant again.
+  const far = now.plus({ days: 20 }).set({ hour: 14, minute: 0, second: 0, millisecond: 0 });
+  await sdk.create({
+    schedule_id: 'tz-sparse',
+    target: job,
+    timing: { kind: 'ONE_TIME', at: far.toFormat("yyyy-MM-dd'T'HH:mm:ss"), timezone: 'Europe/Riga' },
+  });
+  await h.env.sleep(6 * DAY);
+  useZoneRules(
+    amendedZoneRules(zoneRules(), '2099a', [
+      { zone: 'Europe/Riga', from: now.plus({ days: 8 }).toMillis(), offsetMs: 5 * HOUR },
+    ]),
+  );
+  await h.env.client.workflow
+    .getHandle(scheduleWorkflowId('acme', 'tz-horizon'))
+    .signal(newerTzSignal, { version: '2099a' });
+  await sdk.recomputeSchedule('tz-recompute', { zone: 'Europe/Riga', reason: 'tzdata 2099a' });
+  await sdk.recomputeSchedule('tz-recompute', { if_older_than: '2099a' });
+  await h.env.sleep(16 * DAY);
+  await sdk.cancel('tz-recompute');
+  await sdk.cancel('tz-horizon');
+  await h.env.sleep(HOUR);
+  await save('tz-recompute', 'tz-recompute');
+  await save('tz-horizon', 'tz-horizon');
+  await save('tz-sparse', 'tz-sparse');
+} finally {
+  await h.teardown();
+}
