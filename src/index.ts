@@ -7,6 +7,7 @@ export {
   type CreateResult,
   type CreateScheduleInput,
   type ListFilter,
+  type RecomputeRequestInput,
   type SchedulePage,
   SchedulerClient,
   type SchedulerClientOptions,

@@ -149,6 +149,32 @@ describe('scheduler CLI over the HTTP API', () => {
     expect(json.next_runs.length).toBeGreaterThan(3);
   });
 
+  it('describe shows the tz release of the buffered slots; recompute one, or all in a zone', async () => {
+    expect(await ok('describe', ID)).toMatch(
+      new RegExp(
+        `^tz database: slots computed with ${process.versions.tz}; recomputed before firing after `,
+        'm',
+      ),
+    );
+    expect(await ok('recompute', ID, '--reason', 'tzdata check')).toMatch(
+      new RegExp(
+        `^recomputed cli-weekday: \\d+ buffered slots computed again with ${process.versions.tz}, 0 moved$`,
+        'm',
+      ),
+    );
+    expect(await ok('recompute', ID, '--if-older-than', process.versions.tz!)).toMatch(
+      /^not recomputed cli-weekday: its slots are computed with /,
+    );
+    const summary = await ok('recompute', '--zone', 'Europe/Riga', '--json');
+    expect(summary).toMatchObject({ recomputed: summary.matched, moved_slots: 0, failed: [] });
+    expect(await ok('describe', ID)).toMatch(
+      /^recomputes: [12] asked, 0 by the horizon; last .*\(tzdata check|recompute requested\)/m,
+    );
+    const bad = await cli('recompute', '--zone', 'Europe/Rigaa');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: zone: unknown time zone "Europe\/Rigaa"/);
+  });
+
   it('edit under the version read; a stale --expected-version is exit 4 with one line', async () => {
     const edited = await ok(
       'edit',

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amendedZoneRules, useRuntimeZoneRules, useZoneRules, zoneRules } from '../../src/calendar/index.js';
 import { checkTzVersions } from '../../src/runtime/tz-watch.js';
 import { type ApiStack, startApiStack } from '../helpers/http-api.js';
+import { eventually } from './support.js';
 
 const A = 'key-tenant-a-ops-0123456789abcdef';
 const B = 'key-tenant-b-ops-0123456789abcdef';
@@ -30,15 +31,16 @@ const describeAs = async (key: string, id: string) => {
   return answer.body;
 };
 
-/** Polls `read` until `holds` (visibility trails a workflow's upsert by a moment). */
-async function eventually<T>(read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < 100 && !holds(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    value = await read();
-  }
-  return value;
-}
+/** `read` once `holds` (visibility trails a workflow's upsert by a moment). */
+const once = <T>(what: string, read: () => Promise<T>, holds: (value: T) => boolean) =>
+  eventually(
+    what,
+    async () => {
+      const value = await read();
+      return holds(value) ? value : undefined;
+    },
+    20_000,
+  );
 
 describe('recompute after a tz database upgrade', () => {
   it("a tenant's recompute reaches its own schedules that follow the zone, and nothing else", async () => {
@@ -84,7 +86,8 @@ describe('recompute after a tz database upgrade', () => {
     const foreign = await api.call('POST', '/v1/schedules/riga/recompute', { key: B, body: {} });
     expect(foreign.status).toBe(404);
 
-    const summary = await eventually(
+    const summary = await once(
+      'the Riga schedule listed by its zone',
       async () => (await api.call('POST', '/v1/recompute', { key: A, body: { zone: 'Europe/Riga' } })).body,
       (body) => body.matched > 0,
     );
@@ -116,7 +119,8 @@ describe('recompute after a tz database upgrade', () => {
     const client = api.stack.client;
     // Behind 2099a: Paris (in tenant A) and Riga (in tenant B); A's Riga is at 2099a, A's UTC interval follows
     // no zone.
-    const told = await eventually(
+    const told = await once(
+      'two schedules behind 2099a',
       () => checkTzVersions(client, { version: '2099a', mode: 'notify', asked: new Map() }),
       (r) => r.behind === 2,
     );
@@ -135,7 +139,8 @@ describe('recompute after a tz database upgrade', () => {
     expect((await describeAs(B, 'riga-b')).next_runs.at(-1).scheduled_for).toMatch(/\+05:00$/);
 
     // Nothing is behind any more; an older worker's check finds nothing to do either.
-    const after = await eventually(
+    const after = await once(
+      'no schedule behind 2099a',
       () => checkTzVersions(client, { version: '2099a', mode: 'recompute', asked }),
       (r) => r.behind === 0,
     );
