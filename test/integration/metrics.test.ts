@@ -120,6 +120,11 @@ describe('metrics', () => {
     );
     // The SDK's own worker metrics are exported next to ours.
     expect(first).toMatch(/workflow_task_schedule_to_start_latency/);
+    // The worker's tz check ran at start: no schedule is behind its own release (a UTC interval follows none).
+    expect(first).toMatch(
+      new RegExp(`^scheduler_schedules_behind_tz\\{[^}]*tz_version="${process.versions.tz}"`, 'm'),
+    );
+    expect(sample(first, 'scheduler_schedules_behind_tz', { tz_version: process.versions.tz! })).toBe(0);
 
     // A crash: the next process replays the schedule's history; it counts only what it fires itself.
     await killHard(worker);
