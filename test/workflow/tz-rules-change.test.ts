@@ -78,9 +78,10 @@ describe('a zone rule change reaches running schedules (time-skipping server)', 
       dropped: 99,
       moved: 98,
     });
-    // Asked again with the release it already has: nothing to do.
-    expect(await sdk.recomputeSchedule('riga-asked', { if_older_than: '2099a' })).toMatchObject({
-      recomputed: false,
+    // Asked again at once: refused before it enters history (a recompute costs an activity; once a minute).
+    await expect(sdk.recomputeSchedule('riga-asked', { reason: 'again' })).rejects.toMatchObject({
+      code: 'INVALID_STATE',
+      reason: expect.stringMatching(/at most once a minute/),
     });
     const notifiedRecomputed = await sdk.recomputeSchedule('riga-notified', { if_older_than: '2099a' });
     expect(notifiedRecomputed.recomputed).toBe(true);
@@ -125,8 +126,42 @@ describe('a zone rule change reaches running schedules (time-skipping server)', 
       for (const o of occurrences)
         expect(h.runs.filter((r) => r.occurrenceId === o.occurrence_id)).toHaveLength(1);
     }
+    // Later, asked with the release it already has: nothing to do.
+    expect(await sdk.recomputeSchedule('riga-asked', { if_older_than: '2099a' })).toMatchObject({
+      recomputed: false,
+      reason: 'its slots are computed with 2099a, not older than 2099a',
+    });
     const askedDescription = await sdk.describe('riga-asked');
     expect(askedDescription.tz).toMatchObject({ recomputes: 1, computed_with: ['2099a'] });
     expect(askedDescription.tz?.last_recompute?.reason).toMatch(/tzdata 2099a|horizon/);
+  });
+
+  it('a recompute that cannot compute keeps the slots it had: the schedule never dies of it', async () => {
+    useRuntimeZoneRules();
+    const sdk = h.sdk();
+    await sdk.create({ schedule_id: 'riga-broken-rules', target: job, timing: dailyInRiga });
+    const before = await sdk.describe('riga-broken-rules');
+    // Rules that fail for Riga (a broken tz database): every attempt of the slot activity throws.
+    const runtimeRules = zoneRules();
+    useZoneRules({
+      version: '2099z',
+      offsetAt: (zone, t) => {
+        if (zone === 'Europe/Riga') throw new Error('no rules for Europe/Riga');
+        return runtimeRules.offsetAt(zone, t);
+      },
+    });
+    const answer = await sdk.recomputeSchedule('riga-broken-rules', { zone: 'Europe/Riga' });
+    expect(answer).toMatchObject({ recomputed: false, record: null });
+    expect(answer.reason).toMatch(
+      /could not be computed again \(they stay as they were\): .*no rules for Europe\/Riga/,
+    );
+    useRuntimeZoneRules();
+    const after = await sdk.describe('riga-broken-rules');
+    expect(after.schedule.status).toBe('ACTIVE');
+    expect(after.next_runs).toEqual(before.next_runs);
+    expect(after.tz?.computed_with).toEqual([runtime]);
+    // And it goes on firing.
+    await h.env.sleep(2 * DAY);
+    expect((await sdk.describe('riga-broken-rules')).counters.fired).toBe(2);
   });
 });

@@ -199,7 +199,22 @@ async function applyRecompute(run: ScheduleRun, request: RecomputeRequest): Prom
         : `its slots are computed with ${versions.join(', ')}, not older than ${release}`,
     );
   const record = await run.recomputeBuffer(now, request.reason ?? 'recompute requested');
+  if (record instanceof Error) return notRecomputed(record.message);
   return { recomputed: true, reason: '', record };
+}
+
+/** Requested recomputes of one schedule at most once a minute: each costs a slot-batch activity. */
+export const RECOMPUTE_MIN_INTERVAL_MS = 60_000;
+
+/** Why a requested recompute is refused before it enters history (its validator), or null. */
+export function recomputeRefusal(s: ScheduleState): Error | null {
+  const last = s.tz?.lastRequestedAt;
+  if (last && workflowNow() - Date.parse(last) < RECOMPUTE_MIN_INTERVAL_MS)
+    return reject(
+      INVALID_STATE,
+      `recomputed at ${last}: a schedule recomputes at most once a minute (its slots are computed with the worker's rules already)`,
+    );
+  return null;
 }
 
 /** A newer worker's tz release, kept for describe until a recompute with it (or newer) happened. */

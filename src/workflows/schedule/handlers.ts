@@ -22,7 +22,13 @@ import {
   takeOverUpdate,
   triggerNowUpdate,
 } from '../definitions.js';
-import { endedRefusal, invalidRequest, revokedRefusal, versionRefusal } from './commands.js';
+import {
+  endedRefusal,
+  invalidRequest,
+  recomputeRefusal,
+  revokedRefusal,
+  versionRefusal,
+} from './commands.js';
 import type { ScheduleRun } from './run.js';
 import type { Command } from './state.js';
 import { describe } from './views.js';
@@ -94,8 +100,15 @@ export function registerHandlers(run: ScheduleRun): void {
       done,
     })),
   );
-  wf.setHandler(recomputeUpdate, (request) =>
-    submit<RecomputeResult>((done) => ({ kind: 'recompute', request, done })),
+  wf.setHandler(
+    recomputeUpdate,
+    (request) => submit<RecomputeResult>((done) => ({ kind: 'recompute', request, done })),
+    {
+      validator: (_request) => {
+        const refusal = recomputeRefusal(s);
+        if (refusal) throw refusal;
+      },
+    },
   );
   wf.setHandler(newerTzSignal, (request) => {
     if (typeof request?.version === 'string')

@@ -21,7 +21,7 @@ import {
   splitDue,
 } from '../policy.js';
 import { applyCommand } from './commands.js';
-import { type HandOffContext, handOffNow, type InFlight } from './hand-off.js';
+import { activityCause, type HandOffContext, handOffNow, type InFlight } from './hand-off.js';
 import { Ledger } from './ledger.js';
 import {
   CONTINUE_AS_NEW_AFTER_BYTES,
@@ -212,19 +212,29 @@ export class ScheduleRun implements HandOffContext {
    * Drops the buffered slots that are not due yet and computes them again, with the rules of the worker that
    * runs the slot activity: the horizon's refresh, or a recompute someone asked for (`reason`).
    */
-  async recomputeBuffer(now: number, reason: 'horizon' | string): Promise<RecomputeRecord> {
+  async recomputeBuffer(now: number, reason: 'horizon' | string): Promise<RecomputeRecord | Error> {
     const s = this.state;
+    const kept = { buffer: s.buffer, cursor: s.cursor, exhausted: s.exhausted };
     const { due, later: dropped } = splitDue(s.buffer, now);
     s.buffer = due;
     s.cursor = null;
     s.exhausted = false;
-    // As many slots as a batch, not a new calendar's first few: the recomputation covers what it dropped.
-    if (!isFixedDelay(s.spec))
-      this.append(
-        await this.computeSlotBatch(this.slotRequest(due.at(-1)?.scheduledFor ?? s.watermark)),
-        now,
-      );
-    await this.fillBuffer(now);
+    try {
+      // As many slots as a batch, not a new calendar's first few: the recomputation covers what it dropped.
+      if (!isFixedDelay(s.spec))
+        this.append(
+          await this.computeSlotBatch(this.slotRequest(due.at(-1)?.scheduledFor ?? s.watermark)),
+          now,
+        );
+      await this.fillBuffer(now);
+    } catch (err) {
+      // The slots computed before stay, trusted for another horizon: a schedule never dies of a recompute.
+      Object.assign(s, kept);
+      if (this.asked.tzHorizon) s.computedAt = new Date(now).toISOString();
+      const cause = activityCause(err) as Error;
+      wf.log.warn('recompute failed: the buffered slots stay', { reason, error: cause.message });
+      return new Error(`the slots could not be computed again (they stay as they were): ${cause.message}`);
+    }
     const recomputed = splitDue(s.buffer, now).later;
     const record: RecomputeRecord = {
       at: new Date(now).toISOString(),
@@ -235,7 +245,10 @@ export class ScheduleRun implements HandOffContext {
     };
     const tz = this.tzState();
     if (reason === 'horizon') tz.horizonRefreshes += 1;
-    else tz.recomputes += 1;
+    else {
+      tz.recomputes += 1;
+      tz.lastRequestedAt = record.at;
+    }
     tz.last = record;
     if (tz.newer && record.tz_version !== null && record.tz_version >= tz.newer.version) tz.newer = null;
     if (record.moved > 0)

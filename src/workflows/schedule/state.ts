@@ -107,6 +107,8 @@ export interface TzState {
   horizonRefreshes: number;
   recomputes: number;
   last: RecomputeRecord | null;
+  /** When a recompute was last asked for and done (the horizon's refreshes aside): at most one a minute. */
+  lastRequestedAt?: string;
   /** A worker with a newer tz database than the buffer's said so (cleared by a recompute with it). */
   newer: { version: string; seen_at: string } | null;
 }

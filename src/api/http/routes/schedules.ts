@@ -249,7 +249,7 @@ const recomputeSchedule: Route = (app, { sdkFor, withDeadline }) =>
           "After a tz database upgrade (a government changed a zone's rules): the slots not yet due are dropped and computed again; the answer says how many moved. `recomputed: false` with the reason when the schedule does not depend on `zone`, or no buffered slot is older than `if_older_than`. Idempotent.",
         params: ScheduleIdParams,
         body: RecomputeRequest,
-        response: { 200: RecomputeResult, ...problemResponses(...common, 404, 422) },
+        response: { 200: RecomputeResult, ...problemResponses(...common, 404, 409, 422) },
       },
     },
     async (request) => withDeadline(() => sdkFor(request).recomputeSchedule(request.params.id, request.body)),
@@ -263,7 +263,7 @@ const recomputeSchedules: Route = (app, { sdkFor, withDeadline }) =>
         tags,
         summary: "Recompute every running schedule of the caller's tenant (those depending on `zone`)",
         description:
-          'POST /v1/schedules/{id}/recompute on each, a few at a time. Schedules that could not be asked are listed in `failed`: run it again (with `if_older_than` it skips what is done).',
+          'POST /v1/schedules/{id}/recompute on each, a few at a time (one recomputed less than a minute ago is left out). Schedules that could not be asked are listed in `failed`: run it again (with `if_older_than` it skips what is done).',
         body: RecomputeRequest,
         response: { 200: RecomputeSummary, ...problemResponses(...common, 422) },
       },
