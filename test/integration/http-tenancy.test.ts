@@ -73,6 +73,7 @@ const crossTenantProbes: Array<{ method: string; path: string; body?: unknown }>
   },
   { method: 'POST', path: `/v1/schedules/${SHARED}/cancel`, body: { note: 'hijacked', running: 'CANCEL' } },
   { method: 'DELETE', path: `/v1/schedules/${SHARED}` },
+  { method: 'POST', path: `/v1/schedules/${SHARED}/recompute`, body: { reason: 'hijacked' } },
 ];
 
 describe('HTTP API: another tenant cannot see or touch a schedule', () => {
