@@ -109,13 +109,14 @@ async function main(): Promise<void> {
     const connection = await connectTo(address, devServer !== null);
     stops.push(() => connection.close());
     await registerSearchAttributes(connection, env.TEMPORAL_NAMESPACE);
+    const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
 
     if (runsWorker) {
       const worker = await createSchedulerWorker({
         address,
         namespace: env.TEMPORAL_NAMESPACE,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
-        client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }),
+        client,
         tenantPolicy: tenantPolicy.current,
       });
       const workerDone = worker.run();
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
         worker.shutdown();
         await workerDone;
       });
-      const tzWatch = watchTzVersions(new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }), {
+      const tzWatch = watchTzVersions(client, {
         version: zoneRules().version,
         mode: env.SCHEDULER_TZ_REFRESH,
         intervalMs: env.SCHEDULER_TZ_CHECK_INTERVAL_S * 1000,
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
     let devKey: string | null = null;
     if (runsApi) {
       const api = await serveApi({
-        client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }),
+        client,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         jobTaskQueue: env.SCHEDULER_JOB_TASK_QUEUE,
         host: env.SCHEDULER_API_HOST,

@@ -604,6 +604,7 @@ export class SchedulerClient {
     const sha256 = definitionHash(spec);
     const alreadyThere = await this.checkScheduleCount(scheduleId, spec, sha256);
     if (alreadyThere) return alreadyThere;
+    const zones = zonesOf(spec);
     const definition: DefinitionMemo = { sha256, created_at: createdAt, owner_ref: identity.owner_ref };
     try {
       await this.options.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
@@ -635,7 +636,7 @@ export class SchedulerClient {
             timingKind: spec.timing.kind,
             status: 'ACTIVE',
             nextRunAt: runs[0]!.fire_at,
-            tz: { version: zonesOf(spec).length > 0 ? (firstBatch?.tz ?? null) : null, zones: zonesOf(spec) },
+            tz: { version: zones.length > 0 ? (firstBatch?.tz ?? null) : null, zones },
           }).filter((pair) => pair.value !== null),
           { key: OwnerKey, value: ownerKeyValue(this.tenant, this.options.principal.owner_ref) },
         ] as SearchAttributePair[],

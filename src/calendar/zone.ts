@@ -5,7 +5,8 @@
  * `Intl.DateTimeFormat` (the one luxon uses, ~1 µs a call), whose release Node reports as
  * `process.versions.tz`. A process may install other rules (`useZoneRules`: an amended zone ahead of a
  * Node release, or a test's changed rules); every cache below is keyed by the rules' version, so slots
- * computed after the switch use the new rules and say so. The calendar asks for offsets many times per slot, so each zone keeps a per-UTC-year table of its
+ * computed after the switch use the new rules and say so. The calendar asks for offsets many times per
+ * slot, so each zone keeps a per-UTC-year table of its
  * offset changes (probed every two days, bisected to the second). The tables are deterministic
  * memoisation: the same inputs always give the same outputs, so it is safe inside Temporal
  * workflow code. Assumption (true of every tzdb zone since 1900): two offset changes are never

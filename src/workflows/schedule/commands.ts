@@ -26,6 +26,7 @@ import {
   VERSION_MEMO,
 } from '../definitions.js';
 import { askVersionMemo } from '../patches.js';
+import { splitDue } from '../policy.js';
 import { OwnerKey, ownerKeyValue } from '../search-attributes.js';
 import { activityCause } from './hand-off.js';
 import type { ScheduleRun } from './run.js';
@@ -190,7 +191,7 @@ async function applyRecompute(run: ScheduleRun, request: RecomputeRequest): Prom
   if (request.zone !== undefined && !zonesOf(s.spec).includes(request.zone))
     return notRecomputed(`its instants do not depend on ${request.zone}`);
   const now = workflowNow();
-  const versions = tzVersionsOf(s.buffer.filter((slot) => Date.parse(slot.fireAt) > now));
+  const versions = tzVersionsOf(splitDue(s.buffer, now).later);
   const release = request.if_older_than;
   if (release !== undefined && !versions.some((v) => tzOlderThan(v, release)))
     return notRecomputed(
