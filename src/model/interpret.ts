@@ -1,0 +1,120 @@
+// Words → the structured timing (docs/words.md). The reading itself is pure calendar code
+// (src/calendar/words); this module gives it the contract's shapes and the preview's next runs, so the
+// HTTP API, the SDK and the CLI answer the same JSON for the same text, `timezone` and `now`.
+import { z } from 'zod';
+import { CalendarOptions, Timing } from '../calendar/timing.js';
+import {
+  type Reading as CalendarReading,
+  explainSpec,
+  readSchedule,
+  type WordsLanguage,
+} from '../calendar/words/index.js';
+import { NextRun } from './contracts.js';
+import { previewSlots } from './slots.js';
+import { toNextRun } from './views.js';
+
+export const LANGUAGES = ['en', 'ru'] as const satisfies readonly WordsLanguage[];
+
+export const InterpretRequest = z
+  .object({
+    text: z.string().min(1).max(1000).describe('the schedule in words, English or Russian'),
+    timezone: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('IANA zone for wall-clock words when the text names none'),
+    now: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('the instant relative words count from ("tomorrow", "in 20 minutes"); default now'),
+    count: z.number().int().min(1).max(100).default(5).describe('next runs to show'),
+    language: z.enum(LANGUAGES).optional().describe('default: detected from the text'),
+  })
+  .strict();
+export type InterpretRequest = z.input<typeof InterpretRequest>;
+
+/** The calendar options a sentence can set; the rest of a definition (target, policies) is the caller's. */
+const ReadOptions = CalendarOptions.pick({
+  timezone: true,
+  window: true,
+  starts_at: true,
+  ends_at: true,
+  max_count: true,
+  dst: true,
+});
+
+/** One reading of the text: a timing with its options, what it means in words, and its next runs. */
+export const InterpretReading = ReadOptions.extend({
+  timing: Timing,
+  explanation: z.string().describe('the reading in plain English, generated from the structured timing'),
+  notes: z
+    .array(z.string())
+    .describe('what the reader chose and why (a bare hour, a corrected typo, a date resolved, DST)'),
+  next_runs: z.array(NextRun),
+});
+export type InterpretReading = z.infer<typeof InterpretReading>;
+
+export const InterpretResult = InterpretReading.extend({
+  text: z.string(),
+  language: z.enum(LANGUAGES),
+});
+export type InterpretResult = z.infer<typeof InterpretResult>;
+
+export const UnreadWord = z.object({
+  word: z.string(),
+  offset: z.number().int().describe('UTF-16 offset of the word in the text'),
+});
+
+export type InterpretProblem =
+  | { code: 'AMBIGUOUS'; field: 'text'; reason: string; readings: InterpretReading[] }
+  | { code: 'UNREADABLE'; field: 'text'; reason: string; unread: z.infer<typeof UnreadWord>[] }
+  | { code: 'ZONE_REQUIRED'; field: 'timezone'; reason: string };
+
+/** A text the reader answers with a question or a refusal rather than one reading (a 422). */
+export class InterpretError extends Error {
+  override name = 'InterpretError';
+  constructor(readonly problem: InterpretProblem) {
+    super(`${problem.code}: ${problem.field}: ${problem.reason}`);
+  }
+}
+
+function withRuns(reading: CalendarReading, now: string, count: number): InterpretReading {
+  const { timing, options, notes } = reading;
+  const { slots } = previewSlots({ scheduleId: 'interpret', timing, options, from: now, count });
+  const runs = slots.map(toNextRun);
+  const dstNotes = [...new Set(runs.flatMap((r) => r.adjustments.map((a) => a.note)))];
+  return {
+    ...options,
+    timing,
+    explanation: explainSpec({ timing, ...options }),
+    notes: [...notes, ...dstNotes],
+    next_runs: runs,
+  };
+}
+
+/**
+ * Reads `request.text` into one reading, or throws {@link InterpretError} (AMBIGUOUS with every reading,
+ * UNREADABLE naming the words, ZONE_REQUIRED). `wallNow` is the caller's clock, used when the request
+ * gives no `now` (only the boundary reads the clock).
+ */
+export function interpret(input: InterpretRequest, wallNow: Date): InterpretResult {
+  const request = InterpretRequest.parse(input);
+  const now = new Date(request.now ?? wallNow.toISOString()).toISOString();
+  const read = readSchedule(request.text, {
+    now,
+    ...(request.timezone !== undefined ? { timezone: request.timezone } : {}),
+    ...(request.language !== undefined ? { language: request.language } : {}),
+  });
+  if (read.kind === 'unread') {
+    throw new InterpretError({ code: 'UNREADABLE', field: 'text', reason: read.reason, unread: read.unread });
+  }
+  if (read.kind === 'zone-required') {
+    throw new InterpretError({ code: 'ZONE_REQUIRED', field: 'timezone', reason: read.reason });
+  }
+  const readings = read.readings.map((r) => withRuns(r, now, request.count));
+  if (readings.length > 1) {
+    throw new InterpretError({ code: 'AMBIGUOUS', field: 'text', reason: read.question!, readings });
+  }
+  return { text: request.text, language: read.language, ...readings[0]! };
+}
