@@ -171,23 +171,32 @@ for (const [v, forms] of WEEKDAYS) {
   for (const f of forms) words[f] = { k: 'weekday', v };
   words[`${forms[0]}s`] = { k: 'weekday', v, plural: true };
 }
-const MONTHS = [
-  ['january', 'jan'],
-  ['february', 'feb'],
-  ['march', 'mar'],
-  ['april', 'apr'],
-  ['may'],
-  ['june', 'jun'],
-  ['july', 'jul'],
-  ['august', 'aug'],
-  ['september', 'sep', 'sept'],
-  ['october', 'oct'],
-  ['november', 'nov'],
-  ['december', 'dec'],
-];
-MONTHS.forEach((forms, i) => {
-  for (const f of forms) words[f] = { k: 'month', v: i + 1 };
+/** The months' English names: the lexicon reads them (and their abbreviations), the explainer writes them. */
+export const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
+const MONTH_ABBREVIATIONS = ['jan', 'feb', 'mar', 'apr', '', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+MONTH_NAMES.forEach((name, i) => {
+  for (const f of [name.toLowerCase(), MONTH_ABBREVIATIONS[i]!]) if (f) words[f] = { k: 'month', v: i + 1 };
 });
+words.sept = { k: 'month', v: 9 };
+
+/** 1st, 2nd, 3rd, 11th, 21st. */
+export function englishOrdinal(n: number): string {
+  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${s}`;
+}
 
 const phrases: Record<string, LexToken> = {
   'business hours': kw('business-hours'),

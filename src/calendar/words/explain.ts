@@ -3,7 +3,7 @@
 import { DAY, MINUTE } from '../floating.js';
 import type { CalendarOptions, Timing, Weekday } from '../timing.js';
 import { Zone } from '../zone.js';
-import { ordinalEn } from './read.js';
+import { englishOrdinal, MONTH_NAMES } from './en.js';
 
 const DAY_NAMES: Record<Weekday, string> = {
   MO: 'Monday',
@@ -14,20 +14,6 @@ const DAY_NAMES: Record<Weekday, string> = {
   SA: 'Saturday',
   SU: 'Sunday',
 };
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 const ORDINAL_WORDS: Record<string, string> = {
   '1': 'first',
   '2': 'second',
@@ -114,7 +100,7 @@ function wallWords(at: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(at);
   if (!m) return `at ${at}`;
   const time = m[4] === undefined ? '00:00' : `${m[4]}:${m[5]}${m[6] && m[6] !== '00' ? `:${m[6]}` : ''}`;
-  return `at ${time} on ${Number(m[3])} ${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+  return `at ${time} on ${Number(m[3])} ${MONTH_NAMES[Number(m[2]) - 1]} ${m[1]}`;
 }
 
 const DURATION_UNITS: Array<[string, string]> = [
@@ -222,15 +208,16 @@ function ruleWords(body: string): string | undefined {
         if (setpos) return undefined;
         if (monthDays.length === 1 && monthDays[0] === -1) return `on the last day ${every} ${at}`;
         if (monthDays.some((d) => d < 1)) return undefined;
-        return `on the ${list(monthDays.map(ordinalEn))} ${every} ${at}`;
+        return `on the ${list(monthDays.map(englishOrdinal))} ${every} ${at}`;
       }
       return undefined;
     }
     case 'YEARLY':
       if (byday || setpos || n !== 1 || !months || !monthDays || monthDays.length !== 1 || monthDays[0]! < 1)
         return undefined;
-      if (months.length === 1) return `every year on ${monthDays[0]} ${MONTHS[months[0]! - 1]} ${at}`;
-      if (months.join(',') === '1,4,7,10') return `every quarter on the ${ordinalEn(monthDays[0]!)} ${at}`;
+      if (months.length === 1) return `every year on ${monthDays[0]} ${MONTH_NAMES[months[0]! - 1]} ${at}`;
+      if (months.join(',') === '1,4,7,10')
+        return `every quarter on the ${englishOrdinal(monthDays[0]!)} ${at}`;
       return undefined;
     default:
       return undefined;
@@ -290,7 +277,7 @@ function cronWords(expression: string): string | undefined {
     return `every ${list(days.map((d) => DAY_NAMES[d]))} ${at}`;
   }
   if (dow === '*' && /^\d+$/.test(dom) && Number(dom) >= 1 && Number(dom) <= 28)
-    return `on the ${ordinalEn(Number(dom))} of every month ${at}`;
+    return `on the ${englishOrdinal(Number(dom))} of every month ${at}`;
   return undefined;
 }
 

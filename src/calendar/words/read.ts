@@ -8,7 +8,7 @@ import { CalendarError } from '../errors.js';
 import { DAY, daysInMonth, formatInstantAt, isoWeekday, partsOf, wallFrom } from '../floating.js';
 import type { CalendarOptions, Timing, Weekday } from '../timing.js';
 import { checkZone, Zone, zoneRules } from '../zone.js';
-import { english } from './en.js';
+import { english, englishOrdinal, MONTH_NAMES } from './en.js';
 import type { Lexicon, PartOfDay, Unit } from './lexicon.js';
 import { russian } from './ru.js';
 import { type Token, tokenize, type Word } from './tokens.js';
@@ -1107,7 +1107,7 @@ function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadO
       : []),
     ...(f.monthDays.some((d) => d >= 29) && kind === 'RECURRENCE' && !f.yearlyDate
       ? [
-          `not every month has a ${ordinalEn(Math.max(...f.monthDays))}: skip those months, or fire on their last day?`,
+          `not every month has a ${englishOrdinal(Math.max(...f.monthDays))}: skip those months, or fire on their last day?`,
         ]
       : []),
   ];
@@ -1440,10 +1440,11 @@ function buildRecurrence(
       const d = Math.max(...big);
       parts.push(d === 31 ? 'BYMONTHDAY=-1' : `BYMONTHDAY=${range(28, d).join(',')}`);
       if (d !== 31) parts.push('BYSETPOS=-1');
-      notes.push(`the ${ordinalEn(d)}, or the last day of a month without one`);
+      notes.push(`the ${englishOrdinal(d)}, or the last day of a month without one`);
     } else {
       parts.push(`BYMONTHDAY=${f.monthDays.join(',')}`);
-      if (big.length > 0) notes.push(`the ${ordinalEn(Math.max(...big))}: months without one are skipped`);
+      if (big.length > 0)
+        notes.push(`the ${englishOrdinal(Math.max(...big))}: months without one are skipped`);
     }
   }
   let rule: string;
@@ -1502,22 +1503,4 @@ function firstRunDay(clock: Clock, rule: string): number | undefined {
 }
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
-const MONTHS_EN = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-const monthName = (mo: number) => MONTHS_EN[mo - 1] ?? `month ${mo}`;
-export function ordinalEn(n: number): string {
-  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
-  return `${n}${s}`;
-}
+const monthName = (mo: number) => MONTH_NAMES[mo - 1] ?? `month ${mo}`;
