@@ -171,10 +171,22 @@ function ruleWords(body: string): string | undefined {
   const seconds = numbers(p.get('BYSECOND')) ?? [0];
   if (!hours || !minutes || seconds.length !== 1 || hours.some(Number.isNaN) || minutes.some(Number.isNaN))
     return undefined;
+  const byday = p.get('BYDAY')?.split(',');
+  const monthDaysEarly = numbers(p.get('BYMONTHDAY'));
+  const stepped = steppedWords(
+    p,
+    hours,
+    minutes,
+    seconds[0]!,
+    byday,
+    monthDaysEarly,
+    numbers(p.get('BYMONTH')),
+    p.get('BYSETPOS'),
+  );
+  if (stepped) return stepped;
   const at = timesWords(hours, minutes, seconds[0]!);
   if (!at) return undefined;
   const n = Number(p.get('INTERVAL') ?? '1');
-  const byday = p.get('BYDAY')?.split(',');
   const monthDays = numbers(p.get('BYMONTHDAY'));
   const months = numbers(p.get('BYMONTH'));
   const setpos = p.get('BYSETPOS');
@@ -185,8 +197,6 @@ function ruleWords(body: string): string | undefined {
     if (key === 'SA,SU') return 'weekend';
     return list(days.map((d) => DAY_NAMES[d as Weekday]));
   };
-  const stepped = steppedWords(p, hours, minutes, seconds[0]!, byday, monthDays, months, setpos);
-  if (stepped) return stepped;
   switch (p.get('FREQ')) {
     case 'DAILY':
       if (monthDays || months || setpos) return undefined;

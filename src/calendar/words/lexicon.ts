@@ -49,6 +49,8 @@ export type Keyword =
   | 'by' // по (Russian): по понедельникам, по Риге
   | 'day-of-month' // числа
   | 'time-word' // time (Riga time), времени
+  | 'except' // except weekends, кроме выходных
+  | 'dst-day' // the night the clocks change
   | 'only' // "; only from 09:00 to 18:00 on weekdays": an explicit calendar window follows
   | 'window-skip' // skipped outside
   | 'window-defer' // deferred to the next opening

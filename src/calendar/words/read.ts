@@ -50,7 +50,8 @@ type DateFeature =
   | { kind: 'ymd'; y?: number; mo: number; d: number }
   | { kind: 'relative'; days: number; word: string }
   | { kind: 'weekday'; wd: Weekday; allowToday: boolean }
-  | { kind: 'numdate'; a: number; b: number; y?: number };
+  | { kind: 'numdate'; a: number; b: number; y?: number }
+  | { kind: 'dst-change' };
 type Amounts = Partial<Record<Unit, number>>;
 
 interface Features {
@@ -70,6 +71,11 @@ interface Features {
   anchor?: string;
   anchorEvent?: string;
   fixedDelay: boolean;
+  /** A part of the day said apart from the hour ("every morning at 8", "Sunday night at 11"). */
+  dayPart?: PartOfDay;
+  /** Days taken out ("every day except weekends"); `excepting` while the words after "except" are read. */
+  exceptDays: Weekday[];
+  excepting: boolean;
   /** An explicit calendar window ("only from 09:00 to 18:00 on weekdays, skipped outside"). */
   window?: { from?: Time; to?: Time; days: Weekday[]; outside: 'SKIP' | 'DEFER' };
   /** "counted from the schedule's creation": an interval of periods keeps the creation's parity. */
@@ -236,6 +242,8 @@ function scan(words: Word[]): Features {
     once: false,
     fixedDelay: false,
     fromCreation: false,
+    exceptDays: [],
+    excepting: false,
     deadline: false,
     reminders: [],
     notes: [],
@@ -284,6 +292,12 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
         return i + 1;
       case 'only':
         f.window = { days: [], outside: 'DEFER' };
+        return i + 1;
+      case 'except':
+        f.excepting = true;
+        return i + 1;
+      case 'dst-day':
+        setDate(f, { kind: 'dst-change' });
         return i + 1;
       case 'window-skip':
       case 'window-defer':
@@ -471,7 +485,9 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
     let j = i;
     while (c.is(j, 'weekday') || c.is(j, 'weekdays')) {
       const w = c.tok(j) as Token & { k: 'weekday' | 'weekdays' };
-      if (f.window?.from !== undefined) {
+      if (f.excepting) {
+        f.exceptDays.push(...(w.k === 'weekday' ? [w.v] : w.v === 'work' ? WORK : WEEKEND));
+      } else if (f.window?.from !== undefined) {
         f.window.days.push(...(w.k === 'weekday' ? [w.v] : w.v === 'work' ? WORK : WEEKEND));
       } else if (w.k === 'weekday') {
         f.weekdays.push(w.v);
@@ -488,7 +504,14 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
       if ((c.kw(j, 'and') || c.is(j, 'punct', ',')) && (c.is(j + 1, 'weekday') || c.is(j + 1, 'weekdays')))
         j++;
     }
+    f.excepting = false;
     return j;
+  }
+  if (t.k === 'part') {
+    // "Sunday night at 11", "every evening at 6": the part of the day the hour is in
+    if (f.dayPart !== undefined && f.dayPart !== t.v) return undefined;
+    f.dayPart = t.v;
+    return i + 1;
   }
   // "the last Friday of every month", "в первый понедельник месяца", "the last day of the month", "the 15th"
   if (t.k === 'ord') {
@@ -564,6 +587,21 @@ function ofMonth(c: Cursor, j: number, f: Features): number {
 function scanEvery(c: Cursor, i: number, f: Features): number | undefined {
   let j = i;
   let n: number | undefined;
+  if (c.is(j, 'part')) {
+    // "every morning at 8", "каждый вечер в 6"
+    f.every ??= { unit: 'day', n: 1 };
+    f.dayPart = (c.tok(j) as { v: PartOfDay }).v;
+    return j + 1;
+  }
+  if (
+    c.is(j, 'ord') &&
+    (c.kw(j + 2, 'of', 'monthly') ||
+      (c.tok(j) as { v: number }).v === 1 ||
+      (c.tok(j) as { v: number }).v === -1)
+  ) {
+    // "every first Monday of the month", "every last day of the month": the ordinal's own part reads it
+    return j;
+  }
   if (c.kw(j, 'other')) {
     n = 2;
     j++;
@@ -1008,6 +1046,15 @@ function resolveDate(
   switch (d.kind) {
     case 'relative':
       return clock.today + d.days * DAY;
+    case 'dst-change': {
+      const change = new Zone(clock.zone).changeAfter(clock.nowMs);
+      if (!change) throw new Unreadable(`${clock.zone} does not change its clocks`);
+      const day = Math.floor((change.at + change.before) / DAY) * DAY;
+      notes.push(
+        `the clocks change in ${clock.zone} on ${dayName(day)} (at ${localIso(change.at + change.before).slice(11, 16)} local time)`,
+      );
+      return day;
+    }
     case 'weekday': {
       const today = isoWeekday(clock.today);
       const target = WEEKDAY_ORDER.indexOf(d.wd) + 1;
@@ -1078,6 +1125,15 @@ function combinations(f: Features): Array<{ times: Time[]; numdate: number; mont
 }
 
 function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadOutcome {
+  if (f.dayPart !== undefined) {
+    // a bare hour in a named part of the day asks nothing: "every evening at 6" is 18:00
+    const part = f.dayPart;
+    f.times = f.times.map((choice) => {
+      if (!choice.question && !choice.note) return choice;
+      const h = applyPart(choice.times[0]!.h, part);
+      return h === undefined ? choice : { times: [{ ...choice.times[0]!, h }] };
+    });
+  }
   for (const choice of f.times) if (choice.note) f.notes.push(choice.note);
   const kind = kindOf(f);
   if (kind === undefined) {
@@ -1277,12 +1333,13 @@ function buildInterval(
 ): Reading {
   const step = f.every!;
   const seconds = fixedSeconds({ [step.unit]: step.n });
-  const days =
+  const named =
     f.hours?.business && f.weekdays.length === 0
       ? WORK
       : f.weekdays.length > 0
         ? [...new Set(f.weekdays)]
         : undefined;
+  const days = withoutExcepted(named, f.exceptDays);
   const restricted = f.hours !== undefined || days !== undefined || times.length > 0;
   if (!restricted) {
     const timing: Timing = { kind: 'INTERVAL', every: isoDuration({ second: seconds }) };
@@ -1387,7 +1444,7 @@ function buildRecurrence(
         : { unit: 'week' as Unit, n: 1 });
   const parts: string[] = [];
   const n = every.n;
-  const weekdays = [...new Set(f.weekdays)].sort(
+  const weekdays = (withoutExcepted([...new Set(f.weekdays)], f.exceptDays) ?? []).sort(
     (a, b) => WEEKDAY_ORDER.indexOf(a) - WEEKDAY_ORDER.indexOf(b),
   );
   let freq: string;
@@ -1485,6 +1542,14 @@ function buildRecurrence(
     }
   }
   return { timing: { kind: 'RECURRENCE', rule, timezone: clock.zone }, options, notes };
+}
+
+/** The days named (every day when none are) without the days excepted; undefined when nothing is said. */
+function withoutExcepted(named: Weekday[] | undefined, except: Weekday[]): Weekday[] | undefined {
+  if (except.length === 0) return named?.length ? named : undefined;
+  const left = (named?.length ? named : WEEKDAY_ORDER).filter((d) => !except.includes(d));
+  if (left.length === 0) throw new Unreadable('every day named is excepted');
+  return left;
 }
 
 /** 00:00 (wall) of the day the rule first fires after now, every period counted. */
