@@ -14,6 +14,7 @@ import {
   ScheduleSpec,
   ScheduleStatus,
 } from './contracts.js';
+import { InterpretReading, UnreadWord } from './interpret.js';
 import { RECENT_OCCURRENCES_KEPT } from './views.js';
 
 /**
@@ -109,7 +110,16 @@ export const PreviewRequest = CalendarOptions.extend({
 }).strict();
 export type PreviewRequest = z.infer<typeof PreviewRequest>;
 
-export const PreviewResult = z.object({ runs: z.array(NextRun) });
+export const PreviewResult = z.object({
+  runs: z.array(NextRun),
+  explanation: z
+    .string()
+    .optional()
+    .describe(
+      'the timing and calendar options in plain English, generated from the structured rule; absent when the words cannot say it',
+    ),
+});
+export type PreviewResult = z.infer<typeof PreviewResult>;
 
 export const Health = z.object({
   status: z.enum(['ok', 'unavailable']),
@@ -130,6 +140,16 @@ export const Problem = z
     current_version: z.number().int().optional().describe('on VERSION_CONFLICT: the version to base on'),
     limit: z.number().optional().describe('on QUOTA_EXCEEDED: the quota'),
     current: z.number().optional().describe('on QUOTA_EXCEEDED: what the tenant has, or would have'),
+    readings: z
+      .array(InterpretReading)
+      .optional()
+      .describe(
+        'on AMBIGUOUS (POST /v1/interpret): every reading of the text, each a full answer (timing, options, explanation, notes, next runs); send the one you mean as structured timing, or say it unambiguously',
+      ),
+    unread: z
+      .array(UnreadWord)
+      .optional()
+      .describe('on UNREADABLE (POST /v1/interpret): each word the reader could not place, with its offset'),
   })
   .describe('application/problem+json (RFC 9457)');
 export type Problem = z.infer<typeof Problem>;
