@@ -234,7 +234,11 @@ export function compileCalendar(input: CalendarInput): Calendar {
       if (timing.mode === 'FIXED_DELAY') {
         fixedDelay = { everyMs: every, anchor };
         source = listSource([]);
-      } else source = intervalSource(every, anchor, zone);
+      } else {
+        // The creation instant is not a slot (a schedule fires strictly after it), so the default grid starts
+        // one step later: otherwise max_count would count a run that never fires.
+        source = intervalSource(every, timing.anchor !== undefined ? anchor : anchor + every, zone);
+      }
       break;
     }
     case 'RECURRENCE':

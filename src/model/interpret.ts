@@ -2,6 +2,7 @@
 // (src/calendar/words); this module gives it the contract's shapes and the preview's next runs, so the
 // HTTP API, the SDK and the CLI answer the same JSON for the same text, `timezone` and `now`.
 import { z } from 'zod';
+import { CalendarError } from '../calendar/errors.js';
 import { CalendarOptions, Timing } from '../calendar/timing.js';
 import {
   type Reading as CalendarReading,
@@ -81,7 +82,19 @@ export class InterpretError extends Error {
 
 function withRuns(reading: CalendarReading, now: string, count: number): InterpretReading {
   const { timing, options, notes } = reading;
-  const { slots } = previewSlots({ scheduleId: 'interpret', timing, options, from: now, count });
+  let slots: ReturnType<typeof previewSlots>['slots'];
+  try {
+    slots = previewSlots({ scheduleId: 'interpret', timing, options, from: now, count }).slots;
+  } catch (e) {
+    if (!(e instanceof CalendarError)) throw e;
+    // the words make a definition the calendar refuses (the 31st of February, a step of 0 minutes)
+    throw new InterpretError({
+      code: 'UNREADABLE',
+      field: 'text',
+      reason: `the words read as a schedule that cannot run: ${e.field}: ${e.reason}`,
+      unread: [],
+    });
+  }
   const runs = slots.map(toNextRun);
   const dstNotes = [...new Set(runs.flatMap((r) => r.adjustments.map((a) => a.note)))];
   return {
@@ -90,6 +103,34 @@ function withRuns(reading: CalendarReading, now: string, count: number): Interpr
     explanation: explainSpec({ timing, ...options }),
     notes: [...notes, ...dstNotes],
     next_runs: runs,
+  };
+}
+
+/**
+ * A one-time wall clock that a DST change skips or repeats is a question (docs/words.md): the readings are
+ * the policies that give it a run, each stated in `dst`. A repeating rule keeps its default policy; its
+ * notes say what happens on those days.
+ */
+function dstQuestion(
+  reading: CalendarReading,
+  answered: InterpretReading,
+): { readings: CalendarReading[]; question: string } | undefined {
+  if (reading.timing.kind !== 'ONE_TIME' || reading.options.dst !== undefined) return undefined;
+  const adjustment = answered.next_runs[0]?.adjustments.find(
+    (a) => a.kind === 'DST_GAP' || a.kind === 'DST_FOLD',
+  );
+  if (!adjustment) return undefined;
+  const policies: Array<NonNullable<CalendarReading['options']['dst']>> =
+    adjustment.kind === 'DST_GAP'
+      ? [{ gap: 'SHIFT_FORWARD' }, { gap: 'NEXT_VALID' }]
+      : [{ fold: 'FIRST' }, { fold: 'LAST' }];
+  const what =
+    adjustment.kind === 'DST_GAP'
+      ? 'does not exist (the clocks spring forward)'
+      : 'happens twice (the clocks fall back)';
+  return {
+    readings: policies.map((dst) => ({ ...reading, options: { ...reading.options, dst } })),
+    question: `${reading.timing.at} in ${reading.timing.timezone} ${what}: pick a reading, or give options.dst`,
   };
 }
 
@@ -112,9 +153,17 @@ export function interpret(input: InterpretRequest, wallNow: Date): InterpretResu
   if (read.kind === 'zone-required') {
     throw new InterpretError({ code: 'ZONE_REQUIRED', field: 'timezone', reason: read.reason });
   }
-  const readings = read.readings.map((r) => withRuns(r, now, request.count));
+  let readings = read.readings.map((r) => withRuns(r, now, request.count));
+  let question = read.question;
+  if (readings.length === 1) {
+    const dst = dstQuestion(read.readings[0]!, readings[0]!);
+    if (dst) {
+      readings = dst.readings.map((r) => withRuns(r, now, request.count));
+      question = dst.question;
+    }
+  }
   if (readings.length > 1) {
-    throw new InterpretError({ code: 'AMBIGUOUS', field: 'text', reason: read.question!, readings });
+    throw new InterpretError({ code: 'AMBIGUOUS', field: 'text', reason: question!, readings });
   }
   return { text: request.text, language: read.language, ...readings[0]! };
 }

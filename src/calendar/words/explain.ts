@@ -1,6 +1,358 @@
-import type { CalendarOptions, Timing } from '../timing.js';
+// Timings → English (docs/words.md "Rule → words"). Written in the forms the reader reads, so that reading an
+// explanation back gives a timing with the same runs; a rule the words cannot say is given as itself.
+import { DAY, MINUTE } from '../floating.js';
+import type { CalendarOptions, Timing, Weekday } from '../timing.js';
+import { Zone } from '../zone.js';
+import { ordinalEn } from './read.js';
 
-/** A definition's timing and calendar options in plain English (docs/words.md "Rule → words"). */
-export function explainSpec(_spec: { timing: Timing } & CalendarOptions): string {
-  throw new Error('not yet');
+const DAY_NAMES: Record<Weekday, string> = {
+  MO: 'Monday',
+  TU: 'Tuesday',
+  WE: 'Wednesday',
+  TH: 'Thursday',
+  FR: 'Friday',
+  SA: 'Saturday',
+  SU: 'Sunday',
+};
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const ORDINAL_WORDS: Record<string, string> = {
+  '1': 'first',
+  '2': 'second',
+  '3': 'third',
+  '4': 'fourth',
+  '5': 'fifth',
+  '-1': 'last',
+};
+const pad = (n: number) => String(n).padStart(2, '0');
+const list = (items: string[]) =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+
+/** A definition's timing and calendar options in plain English. */
+export function explainSpec(spec: { timing: Timing } & CalendarOptions): string {
+  const { timing } = spec;
+  const main = explainTiming(timing);
+  const bounds: string[] = [];
+  if (spec.starts_at !== undefined && !(timing.kind === 'INTERVAL' && timing.anchor === spec.starts_at))
+    bounds.push(`starting ${spec.starts_at}`);
+  if (spec.ends_at !== undefined) bounds.push(`until ${spec.ends_at}`);
+  if (spec.max_count !== undefined) bounds.push(spec.max_count === 1 ? '1 time' : `${spec.max_count} times`);
+  const extras: string[] = [];
+  if (spec.window) {
+    const w = spec.window;
+    extras.push(
+      `only from ${w.from} to ${w.to}${w.days ? ` on ${list(w.days.map((d) => DAY_NAMES[d]))}` : ''}${w.timezone ? ` in ${w.timezone}` : ''}${w.outside === 'SKIP' ? ', skipped outside' : ', deferred to the next opening'}`,
+    );
+  }
+  if (spec.exclusions?.length)
+    extras.push(
+      `except on ${list(spec.exclusions.slice(0, 5))}${spec.exclusions.length > 5 ? ' and more' : ''}`,
+    );
+  if (spec.jitter) extras.push(`each delayed by up to ${spec.jitter} (jitter)`);
+  if (spec.dst?.gap && spec.dst.gap !== 'SHIFT_FORWARD')
+    extras.push(
+      `a time that does not exist is ${spec.dst.gap === 'SKIP' ? 'skipped' : 'moved to the first valid time'}`,
+    );
+  if (spec.dst?.fold && spec.dst.fold !== 'FIRST')
+    extras.push(`a repeated time fires ${spec.dst.fold === 'BOTH' ? 'twice' : 'at the second'}`);
+  const dst = dstNote(timing, spec.dst);
+  return [[main, ...bounds].join(' '), ...extras, ...(dst ? [dst] : [])].join('; ');
+}
+
+function explainTiming(t: Timing): string {
+  switch (t.kind) {
+    case 'ONE_TIME':
+      return t.timezone ? `once ${wallWords(t.at)} in ${t.timezone}` : `once at ${t.at}`;
+    case 'DELAY':
+      return t.anchor ? `${durationWords(t.delay)} after ${t.anchor}` : `in ${durationWords(t.delay)}`;
+    case 'INTERVAL':
+      if (t.mode === 'FIXED_DELAY') return `${durationWords(t.every)} after each run finishes`;
+      return `every ${durationWords(t.every, true)}${t.anchor ? ` starting ${t.anchor}` : ''}`;
+    case 'DEADLINE': {
+      // each reminder's parts without "and" ("2 days 3 hours"): "and" separates the reminders
+      const reminders = t.reminders?.length
+        ? `, remind me ${list(t.reminders.map((r) => durationWords(r, false, ' ')))} before`
+        : '';
+      return `deadline ${wallWords(t.at)}${t.timezone ? ` in ${t.timezone}` : ''}${reminders}`;
+    }
+    case 'CRON':
+      return `${cronWords(t.expression) ?? `cron ${t.expression}`} in ${t.timezone}`;
+    case 'RECURRENCE':
+      return `${ruleWords(t.rule) ?? t.rule} in ${t.timezone}`;
+  }
+}
+
+/** "at 14:00 on 5 September 2026" from a local ISO date-time (or the instant as written). */
+function wallWords(at: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(at);
+  if (!m) return `at ${at}`;
+  const time = m[4] === undefined ? '00:00' : `${m[4]}:${m[5]}${m[6] && m[6] !== '00' ? `:${m[6]}` : ''}`;
+  return `at ${time} on ${Number(m[3])} ${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+}
+
+const DURATION_UNITS: Array<[string, string]> = [
+  ['Y', 'year'],
+  ['M', 'month'],
+  ['W', 'week'],
+  ['D', 'day'],
+  ['H', 'hour'],
+  ['TM', 'minute'],
+  ['S', 'second'],
+];
+/** "2 hours and 30 minutes" from PT2H30M; `every`: "10 minutes" / "hour" (every hour). */
+function durationWords(iso: string, every = false, joiner?: string): string {
+  const m =
+    /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(
+      iso,
+    );
+  if (!m) return iso;
+  const parts: string[] = [];
+  DURATION_UNITS.forEach(([, name], i) => {
+    const v = m[i + 1];
+    if (v !== undefined && Number(v) !== 0) parts.push(`${v} ${name}${Number(v) === 1 ? '' : 's'}`);
+  });
+  if (parts.length === 0) return '0 seconds';
+  if (every && parts.length === 1 && parts[0]!.startsWith('1 ')) return parts[0]!.slice(2);
+  return joiner === undefined ? list(parts) : parts.join(joiner);
+}
+
+const ruleParts = (body: string): Map<string, string> | undefined => {
+  if (/\n|DTSTART|RRULE:|EXRULE|RDATE|EXDATE/i.test(body)) return undefined;
+  const parts = new Map<string, string>();
+  for (const p of body.split(';')) {
+    const [k, v] = p.split('=');
+    if (!k || v === undefined) return undefined;
+    parts.set(k.toUpperCase(), v.toUpperCase());
+  }
+  return parts;
+};
+
+function timesWords(hours: number[], minutes: number[], second: number): string | undefined {
+  if (hours.length * minutes.length > 12) return undefined;
+  const times: string[] = [];
+  for (const h of hours)
+    for (const m of minutes) times.push(`${pad(h)}:${pad(m)}${second ? `:${pad(second)}` : ''}`);
+  return `at ${list(times)}`;
+}
+
+const numbers = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map(Number));
+
+/** The words of an RRULE body in the subset the reader reads back; undefined when it cannot be said. */
+function ruleWords(body: string): string | undefined {
+  const p = ruleParts(body);
+  if (!p) return undefined;
+  const known = new Set([
+    'FREQ',
+    'INTERVAL',
+    'BYDAY',
+    'BYMONTHDAY',
+    'BYMONTH',
+    'BYHOUR',
+    'BYMINUTE',
+    'BYSECOND',
+    'BYSETPOS',
+  ]);
+  for (const k of p.keys()) if (!known.has(k)) return undefined;
+  const hours = numbers(p.get('BYHOUR'));
+  const minutes = numbers(p.get('BYMINUTE'));
+  const seconds = numbers(p.get('BYSECOND')) ?? [0];
+  if (!hours || !minutes || seconds.length !== 1 || hours.some(Number.isNaN) || minutes.some(Number.isNaN))
+    return undefined;
+  const at = timesWords(hours, minutes, seconds[0]!);
+  if (!at) return undefined;
+  const n = Number(p.get('INTERVAL') ?? '1');
+  const byday = p.get('BYDAY')?.split(',');
+  const monthDays = numbers(p.get('BYMONTHDAY'));
+  const months = numbers(p.get('BYMONTH'));
+  const setpos = p.get('BYSETPOS');
+  const plainDays = byday?.every((d) => /^(MO|TU|WE|TH|FR|SA|SU)$/.test(d));
+  const dayList = (days: string[]) => {
+    const key = [...days].sort().join(',');
+    if (key === 'FR,MO,TH,TU,WE') return 'weekday';
+    if (key === 'SA,SU') return 'weekend';
+    return list(days.map((d) => DAY_NAMES[d as Weekday]));
+  };
+  const stepped = steppedWords(p, hours, minutes, seconds[0]!, byday, monthDays, months, setpos);
+  if (stepped) return stepped;
+  switch (p.get('FREQ')) {
+    case 'DAILY':
+      if (monthDays || months || setpos) return undefined;
+      if (byday) return plainDays && n === 1 ? `every ${dayList(byday)} ${at}` : undefined;
+      return `every ${n === 1 ? 'day' : `${n} days`} ${at}`;
+    case 'WEEKLY':
+      if (monthDays || months || setpos || !byday || !plainDays) return undefined;
+      return n === 1 ? `every ${dayList(byday)} ${at}` : `every ${n} weeks on ${dayList(byday)} ${at}`;
+    case 'MONTHLY': {
+      if (months) return undefined;
+      const every = n === 1 ? 'of every month' : undefined;
+      if (!every) return undefined;
+      if (byday && !monthDays && !setpos) {
+        const ords = byday.map((d) => /^([+-]?\d)(MO|TU|WE|TH|FR|SA|SU)$/.exec(d));
+        if (ords.some((o) => !o || !ORDINAL_WORDS[String(Number(o[1]))])) return undefined;
+        return `on the ${list(ords.map((o) => `${ORDINAL_WORDS[String(Number(o![1]))]} ${DAY_NAMES[o![2] as Weekday]}`))} ${every} ${at}`;
+      }
+      if (monthDays && !byday) {
+        if (setpos === '-1' && monthDays.join(',') === '28,29,30') return undefined;
+        if (setpos) return undefined;
+        if (monthDays.length === 1 && monthDays[0] === -1) return `on the last day ${every} ${at}`;
+        if (monthDays.some((d) => d < 1)) return undefined;
+        return `on the ${list(monthDays.map(ordinalEn))} ${every} ${at}`;
+      }
+      return undefined;
+    }
+    case 'YEARLY':
+      if (byday || setpos || n !== 1 || !months || !monthDays || monthDays.length !== 1 || monthDays[0]! < 1)
+        return undefined;
+      if (months.length === 1) return `every year on ${monthDays[0]} ${MONTHS[months[0]! - 1]} ${at}`;
+      if (months.join(',') === '1,4,7,10') return `every quarter on the ${ordinalEn(monthDays[0]!)} ${at}`;
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * "every 15 minutes from 09:00 to 17:45 on weekdays": a daily rule whose times are evenly spaced by a step
+ * that divides the hour (or the day), as the reader builds it from "every 15 minutes during business hours".
+ */
+function steppedWords(
+  p: Map<string, string>,
+  hours: number[],
+  minutes: number[],
+  second: number,
+  byday: string[] | undefined,
+  monthDays: number[] | undefined,
+  months: number[] | undefined,
+  setpos: string | undefined,
+): string | undefined {
+  if (p.get('FREQ') !== 'DAILY' || p.has('INTERVAL') || monthDays || months || setpos || second !== 0)
+    return undefined;
+  const slots = hours.flatMap((h) => minutes.map((m) => h * 60 + m)).sort((a, b) => a - b);
+  if (slots.length < 3 || hours.length * minutes.length <= 2) return undefined;
+  const step = slots[1]! - slots[0]!;
+  if (slots.some((s, i) => i > 0 && s - slots[i - 1]! !== step)) return undefined;
+  if (!(step < 60 ? 60 % step === 0 : step % 60 === 0 && 1440 % step === 0)) return undefined;
+  if (byday && !byday.every((d) => /^(MO|TU|WE|TH|FR|SA|SU)$/.test(d))) return undefined;
+  const hm = (m: number) => `${pad(Math.floor(m / 60))}:${pad(m % 60)}`;
+  const every = step % 60 === 0 ? (step === 60 ? 'hour' : `${step / 60} hours`) : `${step} minutes`;
+  const days = byday ? ` on ${dayListWords(byday)}` : '';
+  return `every ${every} from ${hm(slots[0]!)} to ${hm(slots[slots.length - 1]! + step)}${days}`;
+}
+
+function dayListWords(days: string[]): string {
+  const key = [...days].sort().join(',');
+  if (key === 'FR,MO,TH,TU,WE') return 'weekdays';
+  if (key === 'SA,SU') return 'weekends';
+  return list(days.map((d) => DAY_NAMES[d as Weekday]));
+}
+
+/** The common cron shapes in words: minute and hour fixed, every day / some weekdays / one day of the month. */
+function cronWords(expression: string): string | undefined {
+  const f = expression.trim().split(/\s+/);
+  if (f.length !== 5) return undefined;
+  const [min, hour, dom, mon, dow] = f as [string, string, string, string, string];
+  if (!/^\d+(,\d+)*$/.test(min) || !/^\d+(,\d+)*$/.test(hour) || mon !== '*') return undefined;
+  const at = timesWords(numbers(hour)!, numbers(min)!, 0);
+  if (!at) return undefined;
+  if (dom === '*' && dow === '*') return `every day ${at}`;
+  if (dom === '*') {
+    const days = cronDays(dow);
+    if (!days) return undefined;
+    const key = days.join(',');
+    if (key === 'MO,TU,WE,TH,FR') return `every weekday ${at}`;
+    if (key === 'SA,SU') return `every weekend ${at}`;
+    return `every ${list(days.map((d) => DAY_NAMES[d]))} ${at}`;
+  }
+  if (dow === '*' && /^\d+$/.test(dom) && Number(dom) >= 1 && Number(dom) <= 28)
+    return `on the ${ordinalEn(Number(dom))} of every month ${at}`;
+  return undefined;
+}
+
+const CRON_DAYS: Weekday[] = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+function cronDays(dow: string): Weekday[] | undefined {
+  const out = new Set<number>();
+  for (const part of dow.split(',')) {
+    const r = /^(\d)(?:-(\d))?$/.exec(part);
+    if (!r) return undefined;
+    const a = Number(r[1]);
+    const b = r[2] === undefined ? a : Number(r[2]);
+    if (a > 7 || b > 7 || b < a) return undefined;
+    for (let d = a; d <= b; d++) out.add(d === 7 ? 0 : d);
+  }
+  const order = [1, 2, 3, 4, 5, 6, 0];
+  return order.filter((d) => out.has(d)).map((d) => CRON_DAYS[d]!);
+}
+
+/**
+ * "; 03:30 on spring-forward days runs at 04:30": the times of a daily-shaped rule that a DST change of its
+ * zone in the next year skips or repeats, and what the policy does with them.
+ */
+function dstNote(t: Timing, dst: CalendarOptions['dst']): string | undefined {
+  if (t.kind !== 'RECURRENCE' && t.kind !== 'CRON') return undefined;
+  const times =
+    t.kind === 'RECURRENCE'
+      ? (() => {
+          const p = ruleParts(t.rule);
+          const hours = numbers(p?.get('BYHOUR'));
+          const minutes = numbers(p?.get('BYMINUTE'));
+          return hours && minutes ? hours.flatMap((h) => minutes.map((m) => h * 60 + m)) : [];
+        })()
+      : (() => {
+          const [min, hour] = t.expression.trim().split(/\s+/);
+          const hours = /^\d+(,\d+)*$/.test(hour ?? '') ? numbers(hour) : undefined;
+          const minutes = /^\d+(,\d+)*$/.test(min ?? '') ? numbers(min) : undefined;
+          return hours && minutes ? hours.flatMap((h) => minutes.map((m) => h * 60 + m)) : [];
+        })();
+  if (times.length === 0) return undefined;
+  let zone: Zone;
+  try {
+    zone = new Zone(t.timezone);
+  } catch {
+    return undefined;
+  }
+  // the changes of one year from a fixed reference, so that the words of a rule do not depend on the clock
+  const notes: string[] = [];
+  let from = Date.UTC(2026, 0, 1);
+  const end = from + 366 * DAY;
+  for (let guard = 0; guard < 8; guard++) {
+    const change = zone.changeAfter(from);
+    if (!change || change.at > end) break;
+    from = change.at + 1;
+    const wallStart = Math.round(((change.at + Math.min(change.before, change.after)) % DAY) / MINUTE);
+    const wallEnd = wallStart + Math.round(Math.abs(change.after - change.before) / MINUTE);
+    for (const tm of times) {
+      const inside = (tm >= wallStart && tm < wallEnd) || (tm + 1440 >= wallStart && tm + 1440 < wallEnd);
+      if (!inside) continue;
+      const hm = `${pad(Math.floor(tm / 60))}:${pad(tm % 60)}`;
+      if (change.after > change.before) {
+        const gap = dst?.gap ?? 'SHIFT_FORWARD';
+        const moved = tm + Math.round((change.after - change.before) / MINUTE);
+        const to =
+          gap === 'SKIP'
+            ? 'is skipped'
+            : gap === 'NEXT_VALID'
+              ? `runs at ${pad(Math.floor(wallEnd / 60) % 24)}:${pad(wallEnd % 60)}`
+              : `runs at ${pad(Math.floor(moved / 60) % 24)}:${pad(moved % 60)}`;
+        notes.push(`${hm} on spring-forward days ${to}`);
+      } else {
+        const fold = dst?.fold ?? 'FIRST';
+        notes.push(
+          `${hm} on fall-back days runs ${fold === 'BOTH' ? 'twice' : fold === 'LAST' ? 'once, at the second' : 'once, at the first'}`,
+        );
+      }
+    }
+  }
+  return notes.length > 0 ? [...new Set(notes)].join('; ') : undefined;
 }

@@ -1,4 +1,16 @@
-import type { CalendarOptions, Timing } from '../timing.js';
+// Words → timings (docs/words.md "How it decides"). A slot filler: the scan finds the parts of a schedule
+// anywhere in the sentence (times, dates, days, frequencies, zones, bounds, delays, reminders) and marks the
+// words it used; the assembly builds the timing from what was found. A word nothing used is an error naming
+// it. Every choice the reader makes is a note; a choice it will not make is several readings.
+import { DEFAULT_DST, resolveWall } from '../dst.js';
+import { CalendarError } from '../errors.js';
+import { DAY, daysInMonth, formatInstantAt, isoWeekday, partsOf, wallFrom } from '../floating.js';
+import type { CalendarOptions, Timing, Weekday } from '../timing.js';
+import { checkZone, Zone, zoneRules } from '../zone.js';
+import { english } from './en.js';
+import type { Lexicon, PartOfDay, Unit } from './lexicon.js';
+import { russian } from './ru.js';
+import { type Token, tokenize, type Word } from './tokens.js';
 
 export type WordsLanguage = 'en' | 'ru';
 
@@ -20,6 +32,1382 @@ export type ReadOutcome =
   | { kind: 'unread'; language: WordsLanguage; reason: string; unread: { word: string; offset: number }[] }
   | { kind: 'zone-required'; language: WordsLanguage; reason: string };
 
-export function readSchedule(_text: string, _input: ReadInput): ReadOutcome {
-  throw new Error('not yet');
+const LEXICONS: Record<WordsLanguage, Lexicon> = { en: english, ru: russian };
+const WEEKDAY_ORDER: Weekday[] = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+const WORK: Weekday[] = ['MO', 'TU', 'WE', 'TH', 'FR'];
+const WEEKEND: Weekday[] = ['SA', 'SU'];
+const BUSINESS = { from: { h: 9, m: 0, s: 0 }, to: { h: 18, m: 0, s: 0 } };
+
+interface Time {
+  h: number;
+  m: number;
+  s: number;
+}
+/** A time of day, or the times a bare hour may mean (the reader asks which). */
+type TimeChoice = { times: Time[]; question?: string; note?: string };
+type DateFeature =
+  | { kind: 'ymd'; y?: number; mo: number; d: number }
+  | { kind: 'relative'; days: number; word: string }
+  | { kind: 'weekday'; wd: Weekday; allowToday: boolean }
+  | { kind: 'numdate'; a: number; b: number; y?: number };
+type Amounts = Partial<Record<Unit, number>>;
+
+interface Features {
+  zone?: string;
+  times: TimeChoice[];
+  date?: DateFeature;
+  /** An ISO date-time with an offset: an instant. */
+  instant?: string;
+  every?: { unit: Unit; n: number };
+  weekdays: Weekday[];
+  weekdaysRepeat: boolean;
+  ordWeekdays: Array<{ ord: number; wd: Weekday }>;
+  monthDays: number[];
+  yearlyDate?: { mo: number; d: number };
+  once: boolean;
+  delay?: Amounts;
+  anchor?: string;
+  anchorEvent?: string;
+  fixedDelay: boolean;
+  deadline: boolean;
+  reminders: Amounts[];
+  hours?: { from: Time; to: Time; business: boolean; inclusive: boolean };
+  starts?: DateFeature | { kind: 'instant'; iso: string };
+  ends?: DateFeature | { kind: 'instant'; iso: string } | { kind: 'month'; mo: number; y?: number };
+  maxCount?: number;
+  notes: string[];
+}
+
+class Unreadable extends Error {}
+
+/** Reads `text` (English or Russian) into readings of structured timing; never throws for any text. */
+export function readSchedule(text: string, input: ReadInput): ReadOutcome {
+  const language: WordsLanguage = input.language ?? (/[\u0400-\u04FF]/.test(text) ? 'ru' : 'en');
+  try {
+    return readIn(text, input, language);
+  } catch (e) {
+    if (e instanceof Unreadable || e instanceof CalendarError) {
+      return { kind: 'unread', language, reason: e.message, unread: [] };
+    }
+    throw e;
+  }
+}
+
+const zoneIdOf = (id: string): string | undefined => {
+  try {
+    return checkZone('timezone', id);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The DST clauses an explanation ends with (explain.ts): they restate the policy, so reading drops them. */
+const DST_CLAUSE = /;\s*\d{2}:\d{2} on (?:spring-forward|fall-back) days [^;]*/gi;
+
+function readIn(original: string, input: ReadInput, language: WordsLanguage): ReadOutcome {
+  const text = original.replace(DST_CLAUSE, (s) => ' '.repeat(s.length));
+  const literal = readLiteral(text, input, language);
+  if (literal) return literal;
+  const words = tokenize(text, LEXICONS[language], zoneIdOf);
+  if (words.length === 0) {
+    return { kind: 'unread', language, reason: 'the text has no words to read', unread: [] };
+  }
+  const f = scan(words);
+  const unread = words.filter((w) => !w.used && !ignorable(w.tok));
+  if (unread.length > 0) {
+    return {
+      kind: 'unread',
+      language,
+      reason: `could not place ${unread.map((w) => `"${w.raw}"`).join(', ')} in a schedule (docs/words.md lists what is read)`,
+      unread: unread.map((w) => ({ word: w.raw, offset: w.offset })),
+    };
+  }
+  for (const w of words) if (w.corrected) f.notes.push(`read "${w.raw}" as "${w.corrected}"`);
+  return assemble(f, input, language);
+}
+
+function ignorable(tok: Token): boolean {
+  if (tok.k === 'filler' || tok.k === 'punct') return true;
+  return (
+    tok.k === 'kw' &&
+    ['at', 'on', 'of', 'and', 'in', 'by', 'time-word', 'once', 'twice', 'this'].includes(tok.v)
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// literal rules: cron and RFC 5545 text pass through as they are
+
+function readLiteral(text: string, input: ReadInput, language: WordsLanguage): ReadOutcome | undefined {
+  const cron = /^\s*cron\s*:?\s*((?:\S+\s+){4,5}?\S+)(?=\s*$|\s+(?:in|по|в|\p{L}|\())/iu.exec(text);
+  const isRule = /(^|\s|:)FREQ=|RRULE:|DTSTART/i.test(text);
+  if (!cron && !isRule) return undefined;
+  let body: string;
+  let rest: string;
+  if (cron) {
+    body = cron[1]!.trim();
+    rest = text.slice(cron.index + cron[0].length);
+  } else if (/DTSTART|\n/.test(text.trim())) {
+    // an RFC 5545 block: its lines are the rule; a zone may follow on the last line
+    const tail = /\s+((?:in|по|в)\s+[^\n=:;]+|[A-Za-z_]+\/[A-Za-z_/+-]+)\s*$/iu.exec(text);
+    body = (tail ? text.slice(0, tail.index) : text).trim();
+    rest = tail ? tail[1]! : '';
+  } else {
+    const m = /^\s*(?:RRULE:)?(\S*FREQ=\S+)/i.exec(text);
+    if (!m) return undefined;
+    body = m[1]!;
+    rest = text.slice(m.index + m[0].length);
+  }
+  let zone: string | undefined;
+  const words = tokenize(rest, LEXICONS[language], zoneIdOf);
+  for (const w of words) {
+    if (w.tok.k === 'zone') {
+      zone = w.tok.v;
+      w.used = true;
+    }
+  }
+  const unread = words.filter((w) => !w.used && !ignorable(w.tok));
+  if (unread.length > 0) {
+    const offset = text.length - rest.length;
+    return {
+      kind: 'unread',
+      language,
+      reason: `after a literal rule only a zone is read; could not place ${unread.map((w) => `"${w.raw}"`).join(', ')}`,
+      unread: unread.map((w) => ({ word: w.raw, offset: offset + w.offset })),
+    };
+  }
+  const tzid = /TZID=([^:;\s]+)/.exec(body)?.[1];
+  zone ??= tzid ? zoneIdOf(tzid) : undefined;
+  zone ??= input.timezone;
+  if (!zone) return zoneRequired(language);
+  const timing: Timing = cron
+    ? { kind: 'CRON', expression: body, timezone: zone }
+    : { kind: 'RECURRENCE', rule: body, timezone: zone };
+  return { kind: 'read', language, readings: [{ timing, options: {}, notes: [] }] };
+}
+
+function zoneRequired(language: WordsLanguage): ReadOutcome {
+  return {
+    kind: 'zone-required',
+    language,
+    reason:
+      'the words name a wall-clock time but no zone: name one in the text ("in Europe/Riga", "in Riga") or pass timezone',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// the scan
+
+class Cursor {
+  constructor(
+    readonly words: Word[],
+    public i = 0,
+  ) {}
+  tok(at = this.i): Token | undefined {
+    return this.words[at]?.tok;
+  }
+  is(at: number, k: string, v?: string | number): boolean {
+    const t = this.tok(at) as { k: string; v?: unknown } | undefined;
+    return t !== undefined && t.k === k && (v === undefined || t.v === v);
+  }
+  kw(at: number, ...vs: string[]): boolean {
+    const t = this.tok(at);
+    return t?.k === 'kw' && vs.includes(t.v);
+  }
+  use(from: number, to: number): void {
+    for (let j = from; j < to; j++) if (this.words[j]) this.words[j]!.used = true;
+  }
+  raw(at: number): string {
+    return this.words[at]?.raw.toLowerCase() ?? '';
+  }
+}
+
+function scan(words: Word[]): Features {
+  const f: Features = {
+    times: [],
+    weekdays: [],
+    weekdaysRepeat: false,
+    ordWeekdays: [],
+    monthDays: [],
+    once: false,
+    fixedDelay: false,
+    deadline: false,
+    reminders: [],
+    notes: [],
+  };
+  const c = new Cursor(words);
+  let reminding = false;
+  for (let i = 0; i < words.length; i++) {
+    if (words[i]!.used) continue;
+    const t = words[i]!.tok;
+    const next = scanAt(c, i, f, reminding);
+    if (next !== undefined) {
+      c.use(i, next);
+      i = next - 1;
+      continue;
+    }
+    if (t.k === 'kw' && t.v === 'remind') {
+      reminding = true;
+      words[i]!.used = true;
+    }
+  }
+  return f;
+}
+
+/** Tries every part at `i`; returns the index after what it used, or undefined. */
+function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number | undefined {
+  const t = c.tok(i)!;
+  // zone: "in Riga", "по Риге", "по московскому времени", "по времени Риги", "Riga time", "(Europe/Riga)"
+  {
+    let j = i;
+    if (c.kw(j, 'in', 'at', 'by')) j++;
+    if (c.kw(j, 'time-word') && j > i) j++;
+    if (c.is(j, 'zone')) {
+      const zone = (c.tok(j) as { v: string }).v;
+      if (f.zone !== undefined && f.zone !== zone)
+        throw new Unreadable(`two zones named: ${f.zone} and ${zone}`);
+      f.zone = zone;
+      j++;
+      if (c.kw(j, 'time-word')) j++;
+      return j;
+    }
+  }
+  if (t.k === 'kw') {
+    switch (t.v) {
+      case 'deadline':
+        f.deadline = true;
+        return i + 1;
+      case 'once':
+        f.once = true;
+        return i + 1;
+      case 'business-hours':
+        f.hours = { ...BUSINESS, business: true, inclusive: false };
+        return i + 1;
+      case 'every':
+        return scanEvery(c, i + 1, f);
+      case 'per': {
+        const d = duration(c, i + 1, true);
+        if (!d) return undefined;
+        setEvery(f, d.amounts);
+        return d.next;
+      }
+      case 'daily':
+      case 'weekly':
+      case 'monthly':
+      case 'yearly':
+      case 'hourly':
+      case 'quarterly':
+      case 'fortnightly': {
+        const every: Record<string, { unit: Unit; n: number }> = {
+          daily: { unit: 'day', n: 1 },
+          weekly: { unit: 'week', n: 1 },
+          monthly: { unit: 'month', n: 1 },
+          yearly: { unit: 'year', n: 1 },
+          hourly: { unit: 'hour', n: 1 },
+          quarterly: { unit: 'quarter', n: 1 },
+          fortnightly: { unit: 'week', n: 2 },
+        };
+        // "the last Friday of every month" leaves the frequency to the ordinal
+        if (!(t.v === 'monthly' && f.every?.unit === 'month')) f.every ??= every[t.v]!;
+        return i + 1;
+      }
+      case 'twice':
+        return i + 1;
+      case 'in':
+      case 'delay': {
+        const d = duration(c, i + 1, t.v === 'delay');
+        if (!d) return undefined;
+        // "in 20 minutes after …" is read by the duration's own `after`
+        const after = afterDuration(c, d.next, f, d.amounts);
+        if (after !== undefined) return after;
+        f.delay = d.amounts;
+        return d.next;
+      }
+      case 'before-prefix': {
+        // за день, за час: a reminder before the deadline
+        const d = duration(c, i + 1, true);
+        if (!d) return undefined;
+        f.reminders.push(d.amounts);
+        let j = d.next;
+        if (c.kw(j, 'until')) j++; // за день до дедлайна
+        if (c.kw(j, 'deadline')) {
+          j++;
+        }
+        return j;
+      }
+      case 'from':
+      case 'between':
+      case 'starting': {
+        const range = t.v === 'starting' ? undefined : hoursRange(c, i + 1);
+        if (range) {
+          f.hours = { ...range.hours, business: false, inclusive: false };
+          return range.next;
+        }
+        const when = dateOrInstant(c, i + 1);
+        if (when) {
+          f.starts = when.value;
+          return when.next;
+        }
+        return undefined;
+      }
+      case 'until': {
+        const when = dateOrInstant(c, i + 1);
+        if (when) {
+          f.ends = when.value;
+          return when.next;
+        }
+        if (c.is(i + 1, 'month')) {
+          let j = i + 2;
+          const mo = (c.tok(i + 1) as { v: number }).v;
+          const y = yearAt(c, j);
+          if (y) j = y.next;
+          f.ends = { kind: 'month', mo, ...(y ? { y: y.year } : {}) };
+          return j;
+        }
+        return undefined;
+      }
+      case 'today':
+      case 'tomorrow':
+      case 'day-after-tomorrow':
+      case 'next':
+      case 'this': {
+        const d = date(c, i);
+        if (!d) return undefined;
+        setDate(f, d.value);
+        return d.next;
+      }
+      case 'noon':
+      case 'midnight':
+      case 'at': {
+        const tl = timeList(c, t.v === 'at' ? i + 1 : i, t.v === 'at');
+        if (tl) {
+          f.times.push(...tl.choices);
+          return tl.next;
+        }
+        return undefined;
+      }
+      case 'times': {
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+  // a number or an amount: "10 times", "48 hours after …", "a day and an hour before", "15 числа"
+  if (t.k === 'num' && !t.article && (c.kw(i + 1, 'times') || (t.v === 1 && c.raw(i + 1) === 'time'))) {
+    // "3 times a day" is a frequency, told by its times; "10 times" a count
+    if (c.kw(i + 2, 'daily', 'weekly', 'monthly', 'hourly', 'per')) return i + 2;
+    f.maxCount = t.v;
+    return i + 2;
+  }
+  if ((t.k === 'num' || t.k === 'ordnum') && c.kw(i + 1, 'day-of-month')) {
+    f.monthDays.push(t.v);
+    return i + 2;
+  }
+  if (t.k === 'num' || t.k === 'decimal' || t.k === 'half-hour' || t.k === 'and-a-half' || t.k === 'unit') {
+    const d = duration(c, i, reminding || t.k === 'unit', undefined, reminding);
+    if (d) {
+      const after = afterDuration(c, d.next, f, d.amounts);
+      if (after !== undefined) return after;
+      if (c.kw(d.next, 'before') || (reminding && f.deadline)) {
+        f.reminders.push(d.amounts);
+        return c.kw(d.next, 'before') ? d.next + 1 : d.next;
+      }
+      if (c.kw(d.next, 'and') && reminding) {
+        f.reminders.push(d.amounts);
+        return d.next + 1;
+      }
+    }
+  }
+  // dates and times
+  {
+    const d = date(c, i);
+    if (d) {
+      const tAfter = timeList(c, d.next, false);
+      setDate(f, d.value);
+      if (tAfter) {
+        f.times.push(...tAfter.choices);
+        return tAfter.next;
+      }
+      return d.next;
+    }
+  }
+  {
+    const tl = timeList(c, i, false);
+    if (tl) {
+      f.times.push(...tl.choices);
+      return tl.next;
+    }
+  }
+  if (t.k === 'iso' && t.offset) {
+    f.instant = t.text;
+    return i + 1;
+  }
+  // days: "Monday and Thursday", "on Mondays", "по понедельникам", "on weekdays"
+  if (t.k === 'weekday' || t.k === 'weekdays') {
+    let j = i;
+    while (c.is(j, 'weekday') || c.is(j, 'weekdays')) {
+      const w = c.tok(j) as Token & { k: 'weekday' | 'weekdays' };
+      if (w.k === 'weekday') {
+        f.weekdays.push(w.v);
+        if (w.plural) f.weekdaysRepeat = true;
+      } else {
+        f.weekdays.push(...(w.v === 'work' ? WORK : WEEKEND));
+        const rawWord = c.raw(j);
+        if (
+          !/^(weekday|workday|weekend|будний|выходной|рабочий день|business day|working day)$/.test(rawWord)
+        )
+          f.weekdaysRepeat = true;
+      }
+      j++;
+      if ((c.kw(j, 'and') || c.is(j, 'punct', ',')) && (c.is(j + 1, 'weekday') || c.is(j + 1, 'weekdays')))
+        j++;
+    }
+    return j;
+  }
+  // "the last Friday of every month", "в первый понедельник месяца", "the last day of the month", "the 15th"
+  if (t.k === 'ord') {
+    if (c.is(i + 1, 'weekday')) {
+      f.ordWeekdays.push({ ord: t.v, wd: (c.tok(i + 1) as { v: Weekday }).v });
+      return ofMonth(c, i + 2, f);
+    }
+    if (c.is(i + 1, 'unit') && (c.tok(i + 1) as { v: Unit }).v === 'day') {
+      if (t.v !== -1 && !(c.kw(i + 2, 'of') || c.kw(i + 2, 'monthly') || c.is(i + 2, 'unit')))
+        return undefined;
+      f.monthDays.push(t.v === -1 ? -1 : t.v);
+      return ofMonth(c, i + 2, f);
+    }
+    if (t.unit) {
+      // "second" as a unit
+      return undefined;
+    }
+    return undefined;
+  }
+  if (t.k === 'ordnum' && c.is(i + 1, 'weekday') && t.v >= 1 && t.v <= 5) {
+    f.ordWeekdays.push({ ord: t.v, wd: (c.tok(i + 1) as { v: Weekday }).v });
+    return ofMonth(c, i + 2, f);
+  }
+  if (t.k === 'ordnum' && !c.is(i + 1, 'month')) {
+    let j = i;
+    while (c.is(j, 'ordnum')) {
+      f.monthDays.push((c.tok(j) as { v: number }).v);
+      j++;
+      if (c.kw(j, 'day-of-month')) j++;
+      if ((c.kw(j, 'and') || c.is(j, 'punct', ',')) && c.is(j + 1, 'ordnum')) j++;
+    }
+    return ofMonth(c, j, f);
+  }
+  return undefined;
+}
+
+function ofMonth(c: Cursor, j: number, f: Features): number {
+  let k = j;
+  if (c.kw(k, 'of')) k++;
+  if (c.kw(k, 'every')) k++;
+  if (c.kw(k, 'monthly') || (c.is(k, 'unit') && (c.tok(k) as { v: Unit }).v === 'month')) {
+    f.every ??= { unit: 'month', n: 1 };
+    return k + 1;
+  }
+  return j;
+}
+
+/** After `every`: "10 minutes", "other week", "2 weeks", "Monday", "weekday", "5 September", "month". */
+function scanEvery(c: Cursor, i: number, f: Features): number | undefined {
+  let j = i;
+  let n: number | undefined;
+  if (c.kw(j, 'other')) {
+    n = 2;
+    j++;
+  }
+  // "every 5 September"
+  const d = n === undefined ? date(c, j) : undefined;
+  if (d && d.value.kind === 'ymd' && d.value.y === undefined) {
+    f.yearlyDate = { mo: d.value.mo, d: d.value.d };
+    f.every ??= { unit: 'year', n: 1 };
+    return d.next;
+  }
+  if (c.is(j, 'weekday') || c.is(j, 'weekdays')) {
+    if (n !== undefined) f.every = { unit: 'week', n };
+    f.weekdaysRepeat = true;
+    return j; // the days are read by the weekday part
+  }
+  if (c.kw(j, 'daily', 'monthly')) return j;
+  const dur = duration(c, j, true, n);
+  if (dur) {
+    setEvery(f, dur.amounts);
+    return dur.next;
+  }
+  return undefined;
+}
+
+function setEvery(f: Features, amounts: Amounts): void {
+  const units = Object.keys(amounts) as Unit[];
+  if (units.length === 1) {
+    const unit = units[0]!;
+    const n = amounts[unit]!;
+    if (Number.isInteger(n)) {
+      f.every = { unit, n };
+      return;
+    }
+  }
+  // "every 1.5 hours", "every hour and a half": a fixed interval in seconds
+  f.every = { unit: 'second', n: Math.round(fixedSeconds(amounts)) };
+}
+
+/** After a duration: "after 2026-09-05T10:00:00Z", "after each run finishes", "after the e-mail was sent". */
+function afterDuration(c: Cursor, j: number, f: Features, amounts: Amounts): number | undefined {
+  if (c.kw(j, 'run-done')) {
+    f.fixedDelay = true;
+    f.every = { unit: 'second', n: fixedSeconds(amounts) };
+    return j + 1;
+  }
+  if (!c.kw(j, 'after')) return undefined;
+  if (c.kw(j + 1, 'run-done')) {
+    f.fixedDelay = true;
+    f.every = { unit: 'second', n: fixedSeconds(amounts) };
+    return j + 2;
+  }
+  f.delay = amounts;
+  const iso = c.tok(j + 1);
+  if (iso?.k === 'iso' && iso.offset) {
+    f.anchor = iso.text;
+    return j + 2;
+  }
+  // a named event: the rest of the clause is its description
+  let k = j + 1;
+  const event: string[] = [];
+  while (k < c.words.length && !c.is(k, 'punct') && !c.is(k, 'zone')) {
+    event.push(c.words[k]!.raw);
+    k++;
+  }
+  if (event.length === 0) return undefined;
+  f.anchorEvent = event.join(' ');
+  return k;
+}
+
+/** "10 minutes", "an hour and 30 minutes", "2 hours 30 minutes", "half an hour", "полтора часа", "час". */
+function duration(
+  c: Cursor,
+  i: number,
+  bareUnit: boolean,
+  preset?: number,
+  separate = false,
+): { amounts: Amounts; next: number } | undefined {
+  const amounts: Amounts = {};
+  let j = i;
+  let any = false;
+  for (;;) {
+    const t = c.tok(j);
+    let n: number | undefined = any ? undefined : preset;
+    let k = j;
+    if (t?.k === 'half-hour') {
+      amounts.minute = (amounts.minute ?? 0) + 30;
+      j++;
+      any = true;
+    } else {
+      if (t?.k === 'num' || t?.k === 'decimal') {
+        n = t.v;
+        k++;
+      } else if (t?.k === 'and-a-half') {
+        n = 1.5;
+        k++;
+      }
+      const u = unitAt(c, k);
+      if (u === undefined || (n === undefined && !bareUnit && !(any && c.kw(j - 1, 'before-prefix')))) break;
+      amounts[u] = (amounts[u] ?? 0) + (n ?? 1);
+      j = k + 1;
+      any = true;
+      // "an hour and a half"
+      if (
+        c.kw(j, 'and') &&
+        c.is(j + 1, 'num') &&
+        (c.tok(j + 1) as { article?: boolean }).article &&
+        c.raw(j + 2) === 'half'
+      ) {
+        amounts[u] = amounts[u]! + 0.5;
+        j += 3;
+      }
+    }
+    // continue: "and 30 minutes", ", 30 minutes", "30 minutes"; in a list of reminders `and` separates them
+    let k2 = j;
+    if (c.kw(k2, 'and') || c.is(k2, 'punct', ',')) {
+      if (separate) break;
+      k2++;
+    }
+    const t2 = c.tok(k2);
+    if ((t2?.k === 'num' || t2?.k === 'decimal') && unitAt(c, k2 + 1) !== undefined) {
+      j = k2;
+      continue;
+    }
+    if (t2?.k === 'half-hour') {
+      j = k2;
+      continue;
+    }
+    break;
+  }
+  return any ? { amounts, next: j } : undefined;
+}
+
+function unitAt(c: Cursor, k: number): Unit | undefined {
+  const t = c.tok(k);
+  if (t?.k === 'unit') return t.v;
+  if (t?.k === 'ord' && t.unit) return t.unit;
+  if (t?.k === 'part' && c.raw(k) === 'дня') return 'day';
+  if (t?.k === 'kw' && t.v === 'fortnightly') return undefined;
+  return undefined;
+}
+
+const UNIT_SECONDS: Partial<Record<Unit, number>> = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  week: 604800,
+};
+function fixedSeconds(a: Amounts): number {
+  let s = 0;
+  for (const [u, n] of Object.entries(a) as Array<[Unit, number | undefined]>) {
+    if (n === undefined) continue;
+    const per = UNIT_SECONDS[u];
+    if (per === undefined) throw new Unreadable(`a ${u} has no fixed length: say it in days or weeks`);
+    s += n * per;
+  }
+  return s;
+}
+
+/** ISO 8601 for amounts: calendar parts stay calendar parts, fixed ones go to D/H/M/S. */
+function isoDuration(a: Amounts): string {
+  const years = a.year ?? 0;
+  const months = (a.month ?? 0) + 3 * (a.quarter ?? 0);
+  let secs = Math.round(
+    fixedSeconds({ ...a, year: undefined, month: undefined, quarter: undefined } as Amounts),
+  );
+  for (const k of ['year', 'month', 'quarter'] as const)
+    if (a[k] !== undefined && !Number.isInteger(a[k])) {
+      throw new Unreadable(`a fraction of a ${k} has no fixed length`);
+    }
+  const days = Math.floor(secs / 86400);
+  secs -= days * 86400;
+  const h = Math.floor(secs / 3600);
+  secs -= h * 3600;
+  const m = Math.floor(secs / 60);
+  secs -= m * 60;
+  let out = 'P';
+  if (years) out += `${years}Y`;
+  if (months) out += `${months}M`;
+  if (days) out += `${days}D`;
+  if (h || m || secs) out += `T${h ? `${h}H` : ''}${m ? `${m}M` : ''}${secs ? `${secs}S` : ''}`;
+  return out === 'P' ? 'PT0S' : out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// times and dates
+
+/** "at 9:00 and 18:00", "в 9 утра", "at 5" (asks), "noon"; `afterAt`: the word before was at / в. */
+function timeList(
+  c: Cursor,
+  i: number,
+  afterAt: boolean,
+): { choices: TimeChoice[]; next: number } | undefined {
+  const first = time(c, i, afterAt);
+  if (!first) return undefined;
+  const choices = [first.choice];
+  let j = first.next;
+  while (c.kw(j, 'and') || c.is(j, 'punct', ',')) {
+    let k = j + 1;
+    if (c.kw(k, 'at')) k++;
+    const more = time(c, k, true);
+    if (!more) break;
+    choices.push(more.choice);
+    j = more.next;
+  }
+  return { choices, next: j };
+}
+
+function applyPart(h: number, part: PartOfDay | 'am' | 'pm'): number | undefined {
+  if (h > 12 || h < 0) return part === 'am' || part === 'morning' ? undefined : h;
+  switch (part) {
+    case 'am':
+    case 'morning':
+      return h === 12 ? 0 : h;
+    case 'pm':
+    case 'afternoon':
+    case 'evening':
+      return h === 12 ? 12 : h + 12;
+    case 'night':
+      return h === 12 ? 0 : h <= 4 ? h : h + 12;
+  }
+}
+
+function time(c: Cursor, i: number, afterAt: boolean): { choice: TimeChoice; next: number } | undefined {
+  const t = c.tok(i);
+  if (!t) return undefined;
+  if (t.k === 'kw' && (t.v === 'noon' || t.v === 'midnight')) {
+    return { choice: { times: [{ h: t.v === 'noon' ? 12 : 0, m: 0, s: 0 }] }, next: i + 1 };
+  }
+  if (t.k === 'hhmm') {
+    if (t.h > 23 || t.m > 59 || t.s > 59) throw new Unreadable(`${c.words[i]!.raw} is not a time of day`);
+    let h = t.h;
+    let j = i + 1;
+    if (c.is(j, 'part')) {
+      h = applyPart(h, (c.tok(j) as { v: PartOfDay }).v) ?? h;
+      j++;
+    }
+    return { choice: { times: [{ h, m: t.m, s: t.s }] }, next: j };
+  }
+  if (t.k === 'num-part') {
+    const h = applyPart(t.v, t.part);
+    if (h === undefined) return undefined;
+    return { choice: { times: [{ h, m: 0, s: 0 }] }, next: i + 1 };
+  }
+  if (t.k !== 'num' || t.article || t.v > 24) return undefined;
+  let j = i + 1;
+  let hourWord = false;
+  if (c.kw(j, 'oclock')) j++;
+  else if (c.is(j, 'unit') && (c.tok(j) as { v: Unit }).v === 'hour' && afterAt) {
+    hourWord = true; // в 14 часов
+    j++;
+  }
+  if (c.is(j, 'part') && !(c.raw(j) === 'дня' && !afterAt && !hourWord && c.raw(j - 1) !== 'часа')) {
+    const h = applyPart(t.v, (c.tok(j) as { v: PartOfDay }).v);
+    if (h === undefined) return undefined;
+    return { choice: { times: [{ h, m: 0, s: 0 }] }, next: j + 1 };
+  }
+  if (!afterAt && j === i + 1) return undefined;
+  return { choice: bareHour(t.v % 24 === 0 && t.v === 24 ? 0 : t.v), next: j };
+}
+
+/** docs/words.md: 7–11 mornings, 12 noon (each with a note), 1–6 a question, 0 and 13–23 as said. */
+function bareHour(h: number): TimeChoice {
+  if (h >= 7 && h <= 11)
+    return {
+      times: [{ h, m: 0, s: 0 }],
+      note: `"${h}" read as ${pad(h)}:00 (a bare hour from 7 to 11 is the morning; say ${h} pm or ${h + 12}:00 for the evening)`,
+    };
+  if (h === 12)
+    return { times: [{ h, m: 0, s: 0 }], note: '"12" read as noon (say midnight or 00:00 for the night)' };
+  if (h >= 1 && h <= 6)
+    return {
+      times: [{ h, m: 0, s: 0 }],
+      question: `"${h}" is ${pad(h)}:00 or ${h + 12}:00: say am/pm, "in the morning", or ${pad(h)}:00 / ${h + 12}:00`,
+    };
+  return { times: [{ h, m: 0, s: 0 }] };
+}
+
+function yearAt(c: Cursor, j: number): { year: number; next: number } | undefined {
+  const t = c.tok(j);
+  if (t?.k === 'num' && t.v >= 1970 && t.v <= 9999) {
+    let k = j + 1;
+    if (/^(года?|г)$/.test(c.raw(k))) k++;
+    return { year: t.v, next: k };
+  }
+  return undefined;
+}
+
+/** A date: ISO, "5 September [2026]", "September 5th", "5/9", "05.09.2026", today, tomorrow, (next) Friday. */
+function date(c: Cursor, i: number): { value: DateFeature; next: number } | undefined {
+  const t = c.tok(i);
+  if (!t) return undefined;
+  if (t.k === 'iso' && !t.offset && !t.time) {
+    return { value: { kind: 'ymd', y: t.date[0], mo: t.date[1], d: t.date[2] }, next: i + 1 };
+  }
+  if (t.k === 'numdate') {
+    if (t.sep === '.' || t.a > 12 || t.b > 12 || t.a === t.b) {
+      // dd.mm.yyyy is day first; a/b with one side over 12 reads one way only
+      const [d, mo] = t.sep === '.' || t.a > 12 || t.a === t.b ? [t.a, t.b] : [t.b, t.a];
+      return { value: { kind: 'ymd', ...(t.year ? { y: t.year } : {}), mo, d }, next: i + 1 };
+    }
+    return { value: { kind: 'numdate', a: t.a, b: t.b, ...(t.year ? { y: t.year } : {}) }, next: i + 1 };
+  }
+  if ((t.k === 'num' || t.k === 'ordnum') && !('article' in t && t.article)) {
+    let j = i + 1;
+    if (c.kw(j, 'of')) j++;
+    if (c.is(j, 'month')) {
+      const mo = (c.tok(j) as { v: number }).v;
+      const y = yearAt(c, j + 1) ?? (c.is(j + 1, 'punct', ',') ? yearAt(c, j + 2) : undefined);
+      return { value: { kind: 'ymd', ...(y ? { y: y.year } : {}), mo, d: t.v }, next: y ? y.next : j + 1 };
+    }
+  }
+  if (t.k === 'month') {
+    const dt = c.tok(i + 1);
+    if (dt && (dt.k === 'num' || dt.k === 'ordnum') && !('article' in dt && dt.article) && dt.v <= 31) {
+      let j = i + 2;
+      if (c.is(j, 'punct', ',') && yearAt(c, j + 1)) j++;
+      const y = yearAt(c, j);
+      return {
+        value: { kind: 'ymd', ...(y ? { y: y.year } : {}), mo: t.v, d: dt.v },
+        next: y ? y.next : i + 2,
+      };
+    }
+  }
+  if (t.k === 'kw') {
+    if (t.v === 'today') return { value: { kind: 'relative', days: 0, word: c.words[i]!.raw }, next: i + 1 };
+    if (t.v === 'tomorrow')
+      return { value: { kind: 'relative', days: 1, word: c.words[i]!.raw }, next: i + 1 };
+    if (t.v === 'day-after-tomorrow')
+      return { value: { kind: 'relative', days: 2, word: c.words[i]!.raw }, next: i + 1 };
+    if ((t.v === 'next' || t.v === 'this') && c.is(i + 1, 'weekday')) {
+      const wd = (c.tok(i + 1) as { v: Weekday }).v;
+      return { value: { kind: 'weekday', wd, allowToday: t.v === 'this' }, next: i + 2 };
+    }
+    if (
+      (t.v === 'on' || t.v === 'at') &&
+      (c.kw(i + 1, 'next', 'this') || c.is(i + 1, 'month') || c.is(i + 1, 'iso'))
+    ) {
+      const inner = date(c, i + 1);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+function dateOrInstant(
+  c: Cursor,
+  i: number,
+): { value: DateFeature | { kind: 'instant'; iso: string }; next: number } | undefined {
+  let j = i;
+  if (c.kw(j, 'on')) j++;
+  const t = c.tok(j);
+  if (t?.k === 'iso' && (t.offset || t.time)) {
+    if (t.offset) return { value: { kind: 'instant', iso: t.text }, next: j + 1 };
+    return { value: { kind: 'ymd', y: t.date[0], mo: t.date[1], d: t.date[2] }, next: j + 1 };
+  }
+  const d = date(c, j);
+  return d ? { value: d.value, next: d.next } : undefined;
+}
+
+/** "9 to 17", "08:00 and 20:00", "9 до 17" after from / between / с. */
+function hoursRange(c: Cursor, i: number): { hours: { from: Time; to: Time }; next: number } | undefined {
+  const a = time(c, i, true);
+  if (!a || a.choice.times.length !== 1) return undefined;
+  if (!c.kw(a.next, 'to', 'and', 'until')) return undefined;
+  const b = time(c, a.next + 1, true);
+  if (!b || b.choice.times.length !== 1) return undefined;
+  const from = a.choice.times[0]!;
+  let to = b.choice.times[0]!;
+  // "from 9 to 5": an end before the start on the same afternoon
+  if (b.choice.question && to.h < from.h) to = { ...to, h: to.h + 12 };
+  return { hours: { from, to }, next: b.next };
+}
+
+function setDate(f: Features, value: DateFeature): void {
+  if (f.date !== undefined) throw new Unreadable('two dates given for one schedule');
+  f.date = value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// assembly
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+interface Clock {
+  zone: string;
+  nowMs: number;
+  /** Today in the zone, as a floating wall value at 00:00. */
+  today: number;
+  /** The wall clock in the zone now. */
+  wallNow: number;
+}
+
+function clockOf(zone: string, now: string): Clock {
+  const nowMs = Date.parse(now);
+  const wallNow = nowMs + zoneRules().offsetAt(zone, Math.floor(nowMs / 1000) * 1000);
+  return { zone, nowMs, wallNow, today: Math.floor(wallNow / DAY) * DAY };
+}
+
+const localIso = (wall: number) => {
+  const p = partsOf(wall);
+  return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+};
+
+function instantOfWall(zone: string, wall: number): string {
+  const z = new Zone(zone);
+  const r = resolveWall(z, wall, DEFAULT_DST).resolved[0];
+  const at = r?.instant ?? wall - z.offsetAt(wall);
+  return formatInstantAt(at, z.offsetAt(at));
+}
+
+const dayName = (wall: number) =>
+  new Date(wall).toLocaleDateString('en-GB', {
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+
+/** The wall date (00:00) a date feature names, at `clock`; `time` decides "today or tomorrow". */
+function resolveDate(
+  d: DateFeature,
+  clock: Clock,
+  time: Time | undefined,
+  notes: string[],
+  choice: number,
+): number {
+  const tod = time ? time.h * 3600_000 + time.m * 60_000 + time.s * 1000 : 0;
+  switch (d.kind) {
+    case 'relative':
+      return clock.today + d.days * DAY;
+    case 'weekday': {
+      const today = isoWeekday(clock.today);
+      const target = WEEKDAY_ORDER.indexOf(d.wd) + 1;
+      let ahead = (target - today + 7) % 7;
+      if (ahead === 0 && !(d.allowToday && clock.today + tod > clock.wallNow)) ahead = 7;
+      const wall = clock.today + ahead * DAY;
+      const utcDay = Math.floor(clock.nowMs / DAY) * DAY;
+      const differs = utcDay !== clock.today;
+      notes.push(
+        `"${d.wd}" read as ${dayName(wall)} (the first after today, ${dayName(clock.today)}, in ${clock.zone}${differs ? `; in UTC it is still ${dayName(utcDay)}` : ''})`.replace(
+          `"${d.wd}"`,
+          'the weekday',
+        ),
+      );
+      return wall;
+    }
+    case 'numdate': {
+      const [day, mo] = choice === 0 ? [d.a, d.b] : [d.b, d.a];
+      return ymd({ ...(d.y ? { y: d.y } : {}), mo, d: day }, clock, tod);
+    }
+    case 'ymd':
+      return ymd(d, clock, tod);
+  }
+}
+
+function ymd(d: { y?: number; mo: number; d: number }, clock: Clock, tod: number): number {
+  const check = (y: number) => {
+    if (d.mo < 1 || d.mo > 12 || d.d < 1 || d.d > daysInMonth(y, d.mo))
+      throw new Unreadable(`${d.d}.${d.mo}${d.y ? `.${d.y}` : ''} is not a date`);
+  };
+  if (d.y !== undefined) {
+    check(d.y);
+    return wallFrom(d.y, d.mo, d.d);
+  }
+  const y0 = partsOf(clock.today).year;
+  for (let y = y0; y < y0 + 9; y++) {
+    if (d.mo === 2 && d.d === 29 && daysInMonth(y, 2) < 29) continue;
+    check(y);
+    const wall = wallFrom(y, d.mo, d.d);
+    if (wall + tod > clock.wallNow) return wall;
+  }
+  throw new Unreadable(`${d.d}.${d.mo} is not a date`);
+}
+
+/** The product of every question's answers: one reading per combination. */
+function combinations(f: Features): Array<{ times: Time[]; numdate: number; monthDayMode: number }> {
+  const timeSets: Time[][] = [[]];
+  for (const choice of f.times) {
+    const alts = choice.question
+      ? [choice.times[0]!, { ...choice.times[0]!, h: choice.times[0]!.h + 12 }]
+      : choice.times;
+    const nextSets: Time[][] = [];
+    for (const set of timeSets) for (const alt of alts) nextSets.push([...set, alt]);
+    timeSets.splice(0, timeSets.length, ...nextSets.slice(0, 8));
+  }
+  const numdates =
+    f.date?.kind === 'numdate' || (f.starts && 'kind' in f.starts && f.starts.kind === 'numdate')
+      ? [0, 1]
+      : [0];
+  const monthModes =
+    f.monthDays.some((d) => d >= 29) && f.every?.unit !== 'year' && !f.yearlyDate ? [0, 1] : [0];
+  const out: Array<{ times: Time[]; numdate: number; monthDayMode: number }> = [];
+  for (const times of timeSets)
+    for (const numdate of numdates)
+      for (const monthDayMode of monthModes) out.push({ times, numdate, monthDayMode });
+  // each reading is previewed: a sentence of many questions gets the first eight combinations
+  return out.slice(0, 8);
+}
+
+function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadOutcome {
+  for (const choice of f.times) if (choice.note) f.notes.push(choice.note);
+  const kind = kindOf(f);
+  if (kind === undefined) {
+    throw new Unreadable('the words name no time, date, interval or delay');
+  }
+  const zone = f.zone ?? (input.timezone !== undefined ? zoneIdOf(input.timezone) : undefined);
+  const needsZone =
+    kind === 'ONE_TIME' ||
+    kind === 'RECURRENCE' ||
+    kind === 'DEADLINE' ||
+    f.hours !== undefined ||
+    f.weekdays.length > 0;
+  if (needsZone && zone === undefined) {
+    if (input.timezone !== undefined)
+      throw new CalendarError('timezone', `unknown time zone "${input.timezone}"`, 'UNKNOWN_ZONE');
+    return zoneRequired(language);
+  }
+  if (f.zone === undefined && zone !== undefined && needsZone)
+    f.notes.push(`in ${zone} (the request's timezone)`);
+  const questions = [
+    ...f.times.flatMap((t) => (t.question ? [t.question] : [])),
+    ...(f.date?.kind === 'numdate'
+      ? [
+          `${f.date.a}/${f.date.b} is ${f.date.a} ${monthName(f.date.b)} or ${f.date.b} ${monthName(f.date.a)}: write the month as a word or the date as YYYY-MM-DD`,
+        ]
+      : []),
+    ...(f.monthDays.some((d) => d >= 29) && kind === 'RECURRENCE' && !f.yearlyDate
+      ? [
+          `not every month has a ${ordinalEn(Math.max(...f.monthDays))}: skip those months, or fire on their last day?`,
+        ]
+      : []),
+  ];
+  const readings = combinations(f).map((combo) => build(f, kind, zone, input.now, combo));
+  return {
+    kind: 'read',
+    language,
+    readings,
+    ...(questions.length > 0 ? { question: questions.join('; ') } : {}),
+  };
+}
+
+function kindOf(f: Features): Timing['kind'] | 'FIXED_DELAY' | undefined {
+  if (f.deadline) return 'DEADLINE';
+  if (f.fixedDelay) return 'FIXED_DELAY';
+  const repeating =
+    f.every !== undefined ||
+    f.weekdaysRepeat ||
+    f.ordWeekdays.length > 0 ||
+    f.monthDays.length > 0 ||
+    f.yearlyDate !== undefined;
+  if (repeating) return f.every && !f.once && isClockUnit(f.every.unit) ? 'INTERVAL' : 'RECURRENCE';
+  if (f.delay) return 'DELAY';
+  if (f.date || f.times.length > 0 || f.instant || f.weekdays.length > 0) return 'ONE_TIME';
+  return undefined;
+}
+
+const isClockUnit = (u: Unit) => u === 'second' || u === 'minute' || u === 'hour';
+
+function build(
+  f: Features,
+  kind: NonNullable<ReturnType<typeof kindOf>>,
+  zone: string | undefined,
+  now: string,
+  combo: { times: Time[]; numdate: number; monthDayMode: number },
+): Reading {
+  const notes = [...f.notes];
+  const options: Reading['options'] = {};
+  const clock = zone ? clockOf(zone, now) : undefined;
+  const times = combo.times;
+  if (f.maxCount !== undefined) options.max_count = f.maxCount;
+  if (f.starts) {
+    options.starts_at =
+      f.starts.kind === 'instant'
+        ? f.starts.iso
+        : instantOfWall(
+            zone ?? 'UTC',
+            resolveDate(f.starts, clock ?? clockOf('UTC', now), undefined, notes, combo.numdate),
+          );
+  }
+  if (f.ends) {
+    if (f.ends.kind === 'instant') options.ends_at = f.ends.iso;
+    else {
+      const c = clock ?? clockOf('UTC', now);
+      const z = zone ?? 'UTC';
+      if (f.ends.kind === 'month') {
+        const first = ymd({ ...(f.ends.y ? { y: f.ends.y } : {}), mo: f.ends.mo, d: 1 }, c, 0);
+        options.ends_at = instantOfWall(z, first - 1000);
+        notes.push(`until ${monthName(f.ends.mo)}: the last run is before ${localIso(first).slice(0, 10)}`);
+      } else {
+        const day = resolveDate(f.ends, c, undefined, notes, combo.numdate);
+        options.ends_at = instantOfWall(z, day + DAY - 1000);
+        notes.push(`until ${localIso(day).slice(0, 10)}: that day included`);
+      }
+    }
+  }
+  const durationDelay = f.delay ? isoDuration(f.delay) : undefined;
+  switch (kind) {
+    case 'DELAY': {
+      const timing: Timing = {
+        kind: 'DELAY',
+        delay: durationDelay!,
+        ...(f.anchor ? { anchor: f.anchor } : {}),
+      };
+      if (f.anchorEvent)
+        notes.push(
+          `counts from "${f.anchorEvent}", whose instant is not in the words: set timing.anchor to it (without one it counts from the schedule's creation)`,
+        );
+      else if (!f.anchor) notes.push("counts from the schedule's creation");
+      return { timing, options, notes };
+    }
+    case 'FIXED_DELAY': {
+      const every = isoDuration({ second: f.every!.n });
+      notes.push('each run starts this long after the previous one finished');
+      return { timing: { kind: 'INTERVAL', every, mode: 'FIXED_DELAY' }, options, notes };
+    }
+    case 'INTERVAL':
+      return buildInterval(f, zone, clock, options, notes, times);
+    case 'DEADLINE': {
+      if (!clock) throw new Unreadable('a deadline needs a zone');
+      const at = wallAt(f, clock, times, notes, combo.numdate);
+      if (at === undefined) throw new Unreadable("the deadline's date and time are not in the words");
+      const reminders = f.reminders.map(isoDuration);
+      const timing: Timing = {
+        kind: 'DEADLINE',
+        at: localIso(at),
+        timezone: clock.zone,
+        ...(reminders.length > 0 ? { reminders } : {}),
+      };
+      return { timing, options, notes };
+    }
+    case 'ONE_TIME': {
+      if (f.instant) return { timing: { kind: 'ONE_TIME', at: f.instant }, options, notes };
+      if (!clock) throw new Unreadable('a time of day needs a zone');
+      const at = wallAt(f, clock, times, notes, combo.numdate);
+      if (at === undefined)
+        throw new Unreadable('no date or time of day to run once at (say which day, or "every …")');
+      if (times.length > 1)
+        throw new Unreadable('one time, several times of day: say "every day at …" to repeat');
+      return { timing: { kind: 'ONE_TIME', at: localIso(at), timezone: clock.zone }, options, notes };
+    }
+    case 'RECURRENCE':
+      return buildRecurrence(f, clock!, options, notes, times, combo.monthDayMode);
+    default:
+      throw new Unreadable(`no reading builds a ${kind} timing from words`);
+  }
+}
+
+/** The one wall instant of a one-time or deadline: date (or today/tomorrow) + time (or 00:00). */
+function wallAt(
+  f: Features,
+  clock: Clock,
+  times: Time[],
+  notes: string[],
+  numdate: number,
+): number | undefined {
+  const time = times[0];
+  const tod = time ? time.h * 3600_000 + time.m * 60_000 + time.s * 1000 : 0;
+  let day: number;
+  let date = f.date;
+  if (!date && f.weekdays.length === 1) date = { kind: 'weekday', wd: f.weekdays[0]!, allowToday: false };
+  if (date) day = resolveDate(date, clock, time, notes, numdate);
+  else if (time) {
+    day = clock.today + tod > clock.wallNow ? clock.today : clock.today + DAY;
+    notes.push(
+      `${pad(time.h)}:${pad(time.m)} ${day === clock.today ? 'today' : 'tomorrow'} (${localIso(day).slice(0, 10)} in ${clock.zone})`,
+    );
+  } else return undefined;
+  if (!time) notes.push('no time of day given: at 00:00');
+  return day + tod;
+}
+
+function buildInterval(
+  f: Features,
+  zone: string | undefined,
+  clock: Clock | undefined,
+  options: Reading['options'],
+  notes: string[],
+  times: Time[],
+): Reading {
+  const step = f.every!;
+  const seconds = fixedSeconds({ [step.unit]: step.n });
+  const days =
+    f.hours?.business && f.weekdays.length === 0
+      ? WORK
+      : f.weekdays.length > 0
+        ? [...new Set(f.weekdays)]
+        : undefined;
+  const restricted = f.hours !== undefined || days !== undefined || times.length > 0;
+  if (!restricted) {
+    const timing: Timing = { kind: 'INTERVAL', every: isoDuration({ second: seconds }) };
+    if (options.starts_at) timing.anchor = options.starts_at;
+    notes.push(
+      options.starts_at
+        ? 'every step counted from the start'
+        : "every step counted from the schedule's creation",
+    );
+    return { timing, options, notes };
+  }
+  const hours = f.hours ?? {
+    from: { h: 0, m: 0, s: 0 },
+    to: { h: 24, m: 0, s: 0 },
+    business: false,
+    inclusive: false,
+  };
+  const fromMin = hours.from.h * 60 + hours.from.m;
+  const toMin = hours.to.h * 60 + hours.to.m;
+  const start = times[0] ? times[0].h * 60 + times[0].m : fromMin;
+  const aligned =
+    seconds % 60 === 0 &&
+    ((seconds < 3600 && 3600 % seconds === 0) || (seconds % 3600 === 0 && 86400 % seconds === 0));
+  if (aligned && toMin > fromMin && clock) {
+    const stepMin = seconds / 60;
+    const slots: number[] = [];
+    for (let m = start; hours.inclusive ? m <= toMin : m < toMin; m += stepMin)
+      if (m < 24 * 60) slots.push(m);
+    const byHour = [...new Set(slots.map((m) => Math.floor(m / 60)))];
+    const byMinute = [...new Set(slots.map((m) => m % 60))];
+    const rules = byMinuteGroups(slots).map(
+      (g) =>
+        `FREQ=DAILY${days ? `;BYDAY=${days.join(',')}` : ''};BYHOUR=${g.hours.join(',')};BYMINUTE=${g.minutes.join(',')};BYSECOND=0`,
+    );
+    notes.push(
+      `every ${describeStep(seconds)} on the clock from ${hm(slots[0]!)} to ${hm(slots[slots.length - 1]!)}${days ? ` on ${days.join(',')}` : ''}`,
+    );
+    const rule =
+      rules.length === 1 && byHour.length * byMinute.length === slots.length
+        ? rules[0]!
+        : multiRule(clock, rules);
+    return { timing: { kind: 'RECURRENCE', rule, timezone: clock.zone }, options, notes };
+  }
+  if (!zone) throw new Unreadable('hours of the day need a zone');
+  options.window = {
+    ...(days ? { days } : {}),
+    from: hm(fromMin),
+    to: toMin >= 24 * 60 ? '24:00' : hm(toMin),
+    outside: 'SKIP',
+  };
+  options.timezone = zone;
+  notes.push(`every ${describeStep(seconds)} from the schedule's creation, only inside the window`);
+  return { timing: { kind: 'INTERVAL', every: isoDuration({ second: seconds }) }, options, notes };
+}
+
+const hm = (minutes: number) => `${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
+function describeStep(seconds: number): string {
+  if (seconds % 3600 === 0) return seconds === 3600 ? 'hour' : `${seconds / 3600} hours`;
+  if (seconds % 60 === 0) return seconds === 60 ? 'minute' : `${seconds / 60} minutes`;
+  return `${seconds} seconds`;
+}
+
+/** Slots (minutes of the day) grouped so that each group is a product of hours × minutes. */
+function byMinuteGroups(slots: number[]): Array<{ hours: number[]; minutes: number[] }> {
+  const byMinuteSet = new Map<string, number[]>();
+  const hoursOf = new Map<number, number[]>();
+  for (const m of slots) {
+    const h = Math.floor(m / 60);
+    hoursOf.set(h, [...(hoursOf.get(h) ?? []), m % 60]);
+  }
+  for (const [h, minutes] of hoursOf) {
+    const key = minutes.join(',');
+    byMinuteSet.set(key, [...(byMinuteSet.get(key) ?? []), h]);
+  }
+  return [...byMinuteSet].map(([key, hours]) => ({ hours, minutes: key.split(',').map(Number) }));
+}
+
+/**
+ * Several RRULEs share one DTSTART: an RFC 5545 block. DTSTART is the minute of `now`, where a bare RRULE
+ * body starts (the schedule's creation), so that counts and intervals run from the same point.
+ */
+function multiRule(clock: Clock, rules: string[]): string {
+  const p = partsOf(Math.floor(clock.wallNow / 60_000) * 60_000);
+  const dtstart = `DTSTART;TZID=${clock.zone}:${p.year}${pad(p.month)}${pad(p.day)}T${pad(p.hour)}${pad(p.minute)}00`;
+  return [dtstart, ...rules.map((r) => `RRULE:${r}`)].join('\n');
+}
+
+function buildRecurrence(
+  f: Features,
+  clock: Clock,
+  options: Reading['options'],
+  notes: string[],
+  times: Time[],
+  monthDayMode: number,
+): Reading {
+  const every =
+    f.every ??
+    (f.ordWeekdays.length > 0 || f.monthDays.length > 0
+      ? { unit: 'month' as Unit, n: 1 }
+      : f.yearlyDate
+        ? { unit: 'year' as Unit, n: 1 }
+        : { unit: 'week' as Unit, n: 1 });
+  const parts: string[] = [];
+  const n = every.n;
+  const weekdays = [...new Set(f.weekdays)].sort(
+    (a, b) => WEEKDAY_ORDER.indexOf(a) - WEEKDAY_ORDER.indexOf(b),
+  );
+  let freq: string;
+  switch (every.unit) {
+    case 'day':
+      freq = 'DAILY';
+      break;
+    case 'week':
+      freq = 'WEEKLY';
+      break;
+    case 'month':
+      freq = 'MONTHLY';
+      break;
+    case 'quarter':
+      freq = 'QUARTERLY';
+      break;
+    case 'year':
+      freq = 'YEARLY';
+      break;
+    default:
+      // a clock step with a date or a once: "every hour on 5 September" is not a schedule we can say
+      throw new Unreadable(`every ${every.n} ${every.unit} cannot be combined with the days given`);
+  }
+  if (freq === 'QUARTERLY') {
+    parts.push('FREQ=YEARLY', `BYMONTH=${[1, 4, 7, 10].join(',')}`);
+    if (f.monthDays.length === 0 && f.ordWeekdays.length === 0) {
+      f.monthDays.push(1);
+      notes.push('every quarter: on the 1st of January, April, July and October');
+    }
+  } else {
+    parts.push(`FREQ=${freq}`);
+    if (n > 1) parts.push(`INTERVAL=${n}`);
+  }
+  if (f.yearlyDate) {
+    parts.push(`BYMONTH=${f.yearlyDate.mo}`, `BYMONTHDAY=${f.yearlyDate.d}`);
+  } else if (freq === 'YEARLY' && f.date?.kind === 'ymd') {
+    parts.push(`BYMONTH=${f.date.mo}`, `BYMONTHDAY=${f.date.d}`);
+  }
+  if (f.ordWeekdays.length > 0) {
+    parts.push(`BYDAY=${f.ordWeekdays.map((o) => `${o.ord}${o.wd}`).join(',')}`);
+  } else if (weekdays.length > 0) {
+    parts.push(`BYDAY=${weekdays.join(',')}`);
+  }
+  if (f.monthDays.length > 0) {
+    const big = f.monthDays.filter((d) => d >= 29);
+    if (f.monthDays.some((d) => d > 31 || d === 0))
+      throw new Unreadable('a day of the month is from 1 to 31');
+    if (monthDayMode === 1 && big.length > 0) {
+      // the last day of a month shorter than the day asked for
+      const d = Math.max(...big);
+      parts.push(d === 31 ? 'BYMONTHDAY=-1' : `BYMONTHDAY=${range(28, d).join(',')}`);
+      if (d !== 31) parts.push('BYSETPOS=-1');
+      notes.push(`the ${ordinalEn(d)}, or the last day of a month without one`);
+    } else {
+      parts.push(`BYMONTHDAY=${f.monthDays.join(',')}`);
+      if (big.length > 0) notes.push(`the ${ordinalEn(Math.max(...big))}: months without one are skipped`);
+    }
+  }
+  let rule: string;
+  const ts = times.length > 0 ? times : [{ h: 0, m: 0, s: 0 }];
+  if (times.length === 0) notes.push('no time of day given: at 00:00');
+  const sameMinute = new Set(ts.map((t) => `${t.m}:${t.s}`)).size === 1;
+  const sameHour = new Set(ts.map((t) => t.h)).size === 1;
+  if (sameMinute || sameHour) {
+    const hours = [...new Set(ts.map((t) => t.h))].sort((a, b) => a - b);
+    const minutes = [...new Set(ts.map((t) => t.m))].sort((a, b) => a - b);
+    rule = [
+      ...parts,
+      `BYHOUR=${hours.join(',')}`,
+      `BYMINUTE=${minutes.join(',')}`,
+      `BYSECOND=${ts[0]!.s}`,
+    ].join(';');
+  } else {
+    rule = multiRule(
+      clock,
+      ts.map((t) => [...parts, `BYHOUR=${t.h}`, `BYMINUTE=${t.m}`, `BYSECOND=${t.s}`].join(';')),
+    );
+  }
+  if (f.hours && !f.hours.business) notes.push('hours given with days: the hours are ignored');
+  return { timing: { kind: 'RECURRENCE', rule, timezone: clock.zone }, options, notes };
+}
+
+const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+const MONTHS_EN = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const monthName = (mo: number) => MONTHS_EN[mo - 1] ?? `month ${mo}`;
+export function ordinalEn(n: number): string {
+  const s = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${s}`;
 }

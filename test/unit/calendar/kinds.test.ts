@@ -214,6 +214,25 @@ describe('ONE_TIME, DELAY, INTERVAL, DEADLINE', () => {
     expect(afterRun.exhausted).toBe(false);
   });
 
+  it('INTERVAL from creation with max_count fires max_count times (the creation instant is no slot)', () => {
+    // Before 0.7 the grid point at creation (never fired: slots are strictly after it) used up one count.
+    const cal = compileCalendar({
+      scheduleId: 'x',
+      timing: { kind: 'INTERVAL', every: 'PT10M' },
+      options: { max_count: 5 },
+      createdAt: '2026-05-01T10:00:00Z',
+    });
+    const batch = cal.nextSlots('2026-05-01T10:00:00Z', 10);
+    expect(at(batch.slots)).toEqual([
+      '2026-05-01T10:10:00Z',
+      '2026-05-01T10:20:00Z',
+      '2026-05-01T10:30:00Z',
+      '2026-05-01T10:40:00Z',
+      '2026-05-01T10:50:00Z',
+    ]);
+    expect(batch.exhausted).toBe(true);
+  });
+
   it('DEADLINE emits each reminder and the deadline, labelled, in order; P1D is the same wall time the day before', () => {
     // 2027-03-29 09:00 Riga is +03:00; one calendar day before (2027-03-28 09:00) is +03:00 too
     // (the change is at 03:00 that day). P1DT8H: the day part is calendar (→ 03-28 09:00+03:00 =

@@ -1,0 +1,194 @@
+// Rule → words → rule: reading a timing's explanation back gives a timing with the same runs (issue #24).
+// Generated over every timing kind the words can say, in zones with and without DST; a rule the words
+// cannot say is explained as itself, so the property holds for it too.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CalendarOptions, Timing, Weekday } from '../../../src/calendar/timing.js';
+import { explainSpec } from '../../../src/calendar/words/index.js';
+import { InterpretError, interpret } from '../../../src/model/interpret.js';
+import { previewSlots } from '../../../src/model/slots.js';
+
+const NOW = '2026-12-02T10:00:00Z';
+const ZONES = ['Europe/Riga', 'America/New_York', 'Asia/Tokyo', 'UTC', 'Australia/Sydney', 'Europe/London'];
+const DAYS: Weekday[] = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+const zone = fc.constantFrom(...ZONES);
+const clock = fc.record({ h: fc.integer({ min: 0, max: 23 }), m: fc.constantFrom(0, 5, 15, 30, 45) });
+const times = fc.uniqueArray(clock, { minLength: 1, maxLength: 3, selector: (t) => `${t.h}:${t.m}` });
+const days = fc.uniqueArray(fc.constantFrom(...DAYS), { minLength: 1, maxLength: 5 });
+const amount = fc.integer({ min: 1, max: 90 });
+
+/** BYHOUR/BYMINUTE for times the reader can say: one minute for all hours, or one hour for all minutes. */
+const byTime = times.map((ts) => {
+  const hours = [...new Set(ts.map((t) => t.h))].sort((a, b) => a - b);
+  const minutes = [...new Set(ts.map((t) => t.m))].sort((a, b) => a - b);
+  return `BYHOUR=${hours.join(',')};BYMINUTE=${minutes.join(',')};BYSECOND=0`;
+});
+
+const recurrence: fc.Arbitrary<Timing> = fc
+  .tuple(
+    fc.oneof(
+      fc.integer({ min: 1, max: 3 }).map((n) => `FREQ=DAILY${n > 1 ? `;INTERVAL=${n}` : ''}`),
+      fc
+        .tuple(fc.integer({ min: 1, max: 2 }), days)
+        .map(([n, d]) => `FREQ=WEEKLY${n > 1 ? `;INTERVAL=${n}` : ''};BYDAY=${d.join(',')}`),
+      fc.integer({ min: 1, max: 28 }).map((d) => `FREQ=MONTHLY;BYMONTHDAY=${d}`),
+      fc.constant('FREQ=MONTHLY;BYMONTHDAY=-1'),
+      fc
+        .tuple(fc.constantFrom(1, 2, 3, 4, -1), fc.constantFrom(...DAYS))
+        .map(([o, d]) => `FREQ=MONTHLY;BYDAY=${o}${d}`),
+      fc
+        .tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }))
+        .map(([mo, d]) => `FREQ=YEARLY;BYMONTH=${mo};BYMONTHDAY=${d}`),
+      fc.constantFrom('FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR'),
+    ),
+    byTime,
+    zone,
+  )
+  .map(([freq, at, timezone]) => ({ kind: 'RECURRENCE' as const, rule: `${freq};${at}`, timezone }));
+
+const timing: fc.Arbitrary<Timing> = fc.oneof(
+  fc
+    .tuple(
+      fc.integer({ min: 2027, max: 2030 }),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 1, max: 28 }),
+      clock,
+      zone,
+    )
+    .map(([y, mo, d, t, timezone]) => ({
+      kind: 'ONE_TIME' as const,
+      at: `${y}-${pad(mo)}-${pad(d)}T${pad(t.h)}:${pad(t.m)}:00`,
+      timezone,
+    })),
+  fc
+    .tuple(
+      amount,
+      fc.constantFrom('M', 'H', 'D'),
+      fc.option(fc.constant('2026-12-01T08:00:00Z'), { nil: undefined }),
+    )
+    .map(([n, u, anchor]) => ({
+      kind: 'DELAY' as const,
+      delay: u === 'D' ? `P${n}D` : `PT${n}${u}`,
+      ...(anchor ? { anchor } : {}),
+    })),
+  fc
+    .tuple(amount, fc.constantFrom('S', 'M', 'H'), fc.constantFrom('FIXED_RATE', 'FIXED_DELAY'))
+    .map(([n, u, mode]) => ({
+      kind: 'INTERVAL' as const,
+      every: `PT${u === 'S' ? n + 4 : n}${u}`,
+      ...(mode === 'FIXED_DELAY' ? { mode } : {}),
+    })),
+  recurrence,
+  fc
+    .tuple(
+      clock,
+      fc.oneof(
+        fc.constant('*'),
+        days.map((d) => d.map((x) => DAYS.indexOf(x) + 1).join(',')),
+      ),
+      zone,
+    )
+    .map(([t, dow, timezone]) => ({
+      kind: 'CRON' as const,
+      expression: `${t.m} ${t.h} * * ${dow}`,
+      timezone,
+    })),
+  fc
+    .tuple(
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 1, max: 28 }),
+      clock,
+      zone,
+      fc.uniqueArray(fc.constantFrom('P1D', 'PT1H', 'P7D', 'PT30M', 'P2DT3H'), { maxLength: 3 }),
+    )
+    .map(([mo, d, t, timezone, reminders]) => ({
+      kind: 'DEADLINE' as const,
+      at: `2027-${pad(mo)}-${pad(d)}T${pad(t.h)}:${pad(t.m)}:00`,
+      timezone,
+      ...(reminders.length > 0 ? { reminders } : {}),
+    })),
+);
+
+const options: fc.Arbitrary<CalendarOptions> = fc.record(
+  {
+    ends_at: fc.constantFrom('2027-06-30T21:00:00Z', '2028-01-15T00:00:00+02:00'),
+    max_count: fc.integer({ min: 1, max: 50 }),
+  },
+  { requiredKeys: [] },
+);
+
+const runsOf = (t: Timing, o: CalendarOptions) =>
+  previewSlots({ scheduleId: 'round-trip', timing: t, options: o, from: NOW, count: 8 }).slots.map(
+    (s) => s.fireAt,
+  );
+
+describe('rule → words → rule', () => {
+  it('reading an explanation back gives the same runs', () => {
+    fc.assert(
+      fc.property(timing, options, (t, o) => {
+        const bounds = t.kind === 'ONE_TIME' || t.kind === 'DEADLINE' || t.kind === 'DELAY' ? {} : o;
+        const spec = { timing: t, ...bounds };
+        const expected = runsOf(t, bounds);
+        const words = explainSpec(spec);
+        let read: ReturnType<typeof interpret>;
+        try {
+          read = interpret({ text: words, now: NOW, count: 8 }, new Date(NOW));
+        } catch (e) {
+          if (e instanceof InterpretError && e.problem.code === 'AMBIGUOUS') {
+            // a one-time wall clock in a DST change is a question: one of its readings is the original
+            const readings = e.problem.readings.map((r) => r.next_runs.map((n) => n.fire_at));
+            expect(readings).toContainEqual(expected);
+            return;
+          }
+          throw new Error(`${JSON.stringify(spec)} → "${words}": ${(e as Error).message}`);
+        }
+        expect({ words, runs: read.next_runs.map((n) => n.fire_at) }).toEqual({ words, runs: expected });
+      }),
+      { numRuns: 400, seed: 2412 },
+    );
+  });
+
+  it('explains the rules people write in the words they would say', () => {
+    expect(
+      explainSpec({
+        timing: {
+          kind: 'RECURRENCE' as const,
+          rule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0',
+          timezone: 'Europe/Riga',
+        },
+      }),
+    ).toBe('every weekday at 09:00 in Europe/Riga');
+    expect(
+      explainSpec({
+        timing: {
+          kind: 'RECURRENCE' as const,
+          rule: 'FREQ=DAILY;BYHOUR=3;BYMINUTE=30',
+          timezone: 'Europe/Riga',
+        },
+      }),
+    ).toBe(
+      'every day at 03:30 in Europe/Riga; 03:30 on spring-forward days runs at 04:30; 03:30 on fall-back days runs once, at the first',
+    );
+    expect(
+      explainSpec({ timing: { kind: 'CRON' as const, expression: '*/15 * * * *', timezone: 'UTC' } }),
+    ).toBe('cron */15 * * * * in UTC');
+    expect(explainSpec({ timing: { kind: 'INTERVAL' as const, every: 'PT1H' } })).toBe('every hour');
+    expect(
+      explainSpec({
+        timing: {
+          kind: 'DEADLINE' as const,
+          at: '2026-12-31T17:00:00',
+          timezone: 'Europe/Riga',
+          reminders: ['P1D', 'PT1H'],
+        },
+      }),
+    ).toBe('deadline at 17:00 on 31 December 2026 in Europe/Riga, remind me 1 day and 1 hour before');
+    expect(
+      explainSpec({
+        timing: { kind: 'RECURRENCE' as const, rule: 'FREQ=MINUTELY;INTERVAL=7;BYSETPOS=2', timezone: 'UTC' },
+      }),
+    ).toBe('FREQ=MINUTELY;INTERVAL=7;BYSETPOS=2 in UTC');
+  });
+});
