@@ -184,10 +184,12 @@ describe('POST /v1/interpret', () => {
     );
   });
 
-  it('a reading the calendar refuses is a 422 naming the field; a malformed request a 400; no key a 401', async () => {
+  it('a reading the calendar refuses is a 422 saying which field; a malformed request a 400; no key a 401', async () => {
+    // The words read as a definition that cannot run: UNREADABLE, the calendar's field in the reason.
     const zone = await post('/v1/interpret', { text: 'every day at 09:00 in Mars/Olympus' });
     expect(zone.status).toBe(422);
-    expect(zone.body).toMatchObject({ code: 'VALIDATION', field: 'timing.timezone' });
+    expect(zone.body).toMatchObject({ code: 'UNREADABLE', field: 'text', unread: [] });
+    expect(zone.body.detail).toContain('timing.timezone');
     expect((await post('/v1/interpret', { text: 'x'.repeat(1001) })).status).toBe(400);
     expect((await post('/v1/interpret', { text: 'every 10 minutes', count: 0 })).status).toBe(400);
     expect((await post('/v1/interpret', { text: 'every 10 minutes', extra: 1 })).status).toBe(400);
