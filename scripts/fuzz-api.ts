@@ -407,7 +407,7 @@ function fuzzConfig(seeded: string[], sinkUrl: string): string {
     ['body.window.from', 'hhmm', 0.7],
     ['body.window.to', 'hhmm', 0.7],
     ['body.expected_version', 'versions', 0.8],
-    ['body.text', 'texts', 0.7],
+    ['body.text', 'texts', 0.9],
     ['body.now', 'instants', 0.6],
   ];
   const lines = ['# Written by scripts/fuzz-api.ts for one run.', '[generation]', 'database = "none"', ''];

@@ -134,7 +134,11 @@ export const Problem = z
     status: z.number().int(),
     detail: z.string().describe('what went wrong and what to do about it'),
     instance: z.string().optional(),
-    code: z.string().describe('stable machine-readable code, e.g. VALIDATION, VERSION_CONFLICT'),
+    code: z
+      .string()
+      .describe(
+        'stable machine-readable code, e.g. VALIDATION, VERSION_CONFLICT; on POST /v1/interpret AMBIGUOUS (see `readings`), UNREADABLE (see `unread`) or ZONE_REQUIRED',
+      ),
     field: z.string().nullable().describe('path of the failing field, e.g. timing.timezone'),
     errors: z.array(z.object({ field: z.string().nullable(), reason: z.string() })).optional(),
     current_version: z.number().int().optional().describe('on VERSION_CONFLICT: the version to base on'),
