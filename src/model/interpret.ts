@@ -96,7 +96,10 @@ function withRuns(reading: CalendarReading, now: string, count: number): Interpr
     });
   }
   const runs = slots.map(toNextRun);
-  const dstNotes = [...new Set(runs.flatMap((r) => r.adjustments.map((a) => a.note)))];
+  // DST is news the words did not say; a window's deferrals are what the words did say (each run shows them)
+  const dstNotes = [
+    ...new Set(runs.flatMap((r) => r.adjustments.filter((a) => a.kind.startsWith('DST')).map((a) => a.note))),
+  ];
   return {
     ...options,
     timing,

@@ -47,13 +47,21 @@ export function explainSpec(spec: { timing: Timing } & CalendarOptions): string 
   const bounds: string[] = [];
   if (spec.starts_at !== undefined && !(timing.kind === 'INTERVAL' && timing.anchor === spec.starts_at))
     bounds.push(`starting ${spec.starts_at}`);
+  // a bare rule repeating every n > 1 periods counts them from the schedule's creation (its DTSTART)
+  if (
+    timing.kind === 'RECURRENCE' &&
+    spec.starts_at === undefined &&
+    /(^|;)INTERVAL=([2-9]|\d\d+)/i.test(timing.rule) &&
+    ruleWords(timing.rule) !== undefined
+  )
+    bounds.push("counted from the schedule's creation");
   if (spec.ends_at !== undefined) bounds.push(`until ${spec.ends_at}`);
   if (spec.max_count !== undefined) bounds.push(spec.max_count === 1 ? '1 time' : `${spec.max_count} times`);
   const extras: string[] = [];
   if (spec.window) {
     const w = spec.window;
     extras.push(
-      `only from ${w.from} to ${w.to}${w.days ? ` on ${list(w.days.map((d) => DAY_NAMES[d]))}` : ''}${w.timezone ? ` in ${w.timezone}` : ''}${w.outside === 'SKIP' ? ', skipped outside' : ', deferred to the next opening'}`,
+      `only from ${w.from} to ${w.to}${w.days ? ` on ${list(w.days.map((d) => DAY_NAMES[d]))}` : ''}${windowZone(timing, spec, w.timezone)}${w.outside === 'SKIP' ? ', skipped outside' : ', deferred to the next opening'}`,
     );
   }
   if (spec.exclusions?.length)
@@ -69,6 +77,13 @@ export function explainSpec(spec: { timing: Timing } & CalendarOptions): string 
     extras.push(`a repeated time fires ${spec.dst.fold === 'BOTH' ? 'twice' : 'at the second'}`);
   const dst = dstNote(timing, spec.dst);
   return [[main, ...bounds].join(' '), ...extras, ...(dst ? [dst] : [])].join('; ');
+}
+
+/** The window's zone when the timing does not say it already. */
+function windowZone(timing: Timing, spec: CalendarOptions, own: string | undefined): string {
+  const timingZone = 'timezone' in timing ? timing.timezone : undefined;
+  const zone = own ?? timingZone ?? spec.timezone;
+  return zone !== undefined && zone !== timingZone ? ` in ${zone}` : '';
 }
 
 function explainTiming(t: Timing): string {
@@ -196,8 +211,7 @@ function ruleWords(body: string): string | undefined {
       return n === 1 ? `every ${dayList(byday)} ${at}` : `every ${n} weeks on ${dayList(byday)} ${at}`;
     case 'MONTHLY': {
       if (months) return undefined;
-      const every = n === 1 ? 'of every month' : undefined;
-      if (!every) return undefined;
+      const every = n === 1 ? 'of every month' : `of every ${n} months`;
       if (byday && !monthDays && !setpos) {
         const ords = byday.map((d) => /^([+-]?\d)(MO|TU|WE|TH|FR|SA|SU)$/.exec(d));
         if (ords.some((o) => !o || !ORDINAL_WORDS[String(Number(o[1]))])) return undefined;

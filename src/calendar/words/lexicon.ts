@@ -48,7 +48,11 @@ export type Keyword =
   | 'of'
   | 'by' // по (Russian): по понедельникам, по Риге
   | 'day-of-month' // числа
-  | 'time-word'; // time (Riga time), времени
+  | 'time-word' // time (Riga time), времени
+  | 'only' // "; only from 09:00 to 18:00 on weekdays": an explicit calendar window follows
+  | 'window-skip' // skipped outside
+  | 'window-defer' // deferred to the next opening
+  | 'from-creation'; // counted from the schedule's creation: a period's parity stays with the creation
 
 export type LexToken =
   | { k: 'kw'; v: Keyword }

@@ -3,6 +3,7 @@
 // words it used; the assembly builds the timing from what was found. A word nothing used is an error naming
 // it. Every choice the reader makes is a note; a choice it will not make is several readings.
 import { DEFAULT_DST, resolveWall } from '../dst.js';
+import { compileCalendar } from '../engine.js';
 import { CalendarError } from '../errors.js';
 import { DAY, daysInMonth, formatInstantAt, isoWeekday, partsOf, wallFrom } from '../floating.js';
 import type { CalendarOptions, Timing, Weekday } from '../timing.js';
@@ -69,6 +70,10 @@ interface Features {
   anchor?: string;
   anchorEvent?: string;
   fixedDelay: boolean;
+  /** An explicit calendar window ("only from 09:00 to 18:00 on weekdays, skipped outside"). */
+  window?: { from?: Time; to?: Time; days: Weekday[]; outside: 'SKIP' | 'DEFER' };
+  /** "counted from the schedule's creation": an interval of periods keeps the creation's parity. */
+  fromCreation: boolean;
   deadline: boolean;
   reminders: Amounts[];
   hours?: { from: Time; to: Time; business: boolean; inclusive: boolean };
@@ -230,6 +235,7 @@ function scan(words: Word[]): Features {
     monthDays: [],
     once: false,
     fixedDelay: false,
+    fromCreation: false,
     deadline: false,
     reminders: [],
     notes: [],
@@ -273,8 +279,22 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
   }
   if (t.k === 'kw') {
     switch (t.v) {
+      case 'from-creation':
+        f.fromCreation = true;
+        return i + 1;
+      case 'only':
+        f.window = { days: [], outside: 'DEFER' };
+        return i + 1;
+      case 'window-skip':
+      case 'window-defer':
+        if (!f.window) return undefined;
+        f.window.outside = t.v === 'window-skip' ? 'SKIP' : 'DEFER';
+        return i + 1;
       case 'deadline':
         f.deadline = true;
+        // "the contract's deadline": the deadline's name, not a part of the schedule
+        for (let k = i - 1; k >= 0 && c.tok(k)?.k === 'unknown' && /'s$|’s$/i.test(c.words[k]!.raw); k--)
+          c.words[k]!.used = true;
         return i + 1;
       case 'once':
         f.once = true;
@@ -311,7 +331,7 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
         return i + 1;
       }
       case 'twice':
-        return i + 1;
+        return perPeriod(c, i + 1, f) ?? i + 1;
       case 'in':
       case 'delay': {
         const d = duration(c, i + 1, t.v === 'delay');
@@ -339,7 +359,10 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
       case 'starting': {
         const range = t.v === 'starting' ? undefined : hoursRange(c, i + 1);
         if (range) {
-          f.hours = { ...range.hours, business: false, inclusive: false };
+          if (f.window) {
+            f.window.from = range.hours.from;
+            f.window.to = range.hours.to;
+          } else f.hours = { ...range.hours, business: false, inclusive: false };
           return range.next;
         }
         const when = dateOrInstant(c, i + 1);
@@ -395,7 +418,8 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
   // a number or an amount: "10 times", "48 hours after …", "a day and an hour before", "15 числа"
   if (t.k === 'num' && !t.article && (c.kw(i + 1, 'times') || (t.v === 1 && c.raw(i + 1) === 'time'))) {
     // "3 times a day" is a frequency, told by its times; "10 times" a count
-    if (c.kw(i + 2, 'daily', 'weekly', 'monthly', 'hourly', 'per')) return i + 2;
+    const per = perPeriod(c, i + 2, f);
+    if (per !== undefined) return per;
     f.maxCount = t.v;
     return i + 2;
   }
@@ -447,7 +471,9 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
     let j = i;
     while (c.is(j, 'weekday') || c.is(j, 'weekdays')) {
       const w = c.tok(j) as Token & { k: 'weekday' | 'weekdays' };
-      if (w.k === 'weekday') {
+      if (f.window?.from !== undefined) {
+        f.window.days.push(...(w.k === 'weekday' ? [w.v] : w.v === 'work' ? WORK : WEEKEND));
+      } else if (w.k === 'weekday') {
         f.weekdays.push(w.v);
         if (w.plural) f.weekdaysRepeat = true;
       } else {
@@ -499,6 +525,30 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
   return undefined;
 }
 
+/** "(twice) a day", "(3 times) per week", "(два раза) в день": how often, the times say when. */
+function perPeriod(c: Cursor, j: number, f: Features): number | undefined {
+  const every: Partial<Record<string, Unit>> = {
+    daily: 'day',
+    weekly: 'week',
+    monthly: 'month',
+    hourly: 'hour',
+  };
+  const t = c.tok(j);
+  if (t?.k === 'kw' && every[t.v]) {
+    f.every ??= { unit: every[t.v]!, n: 1 };
+    return j + 1;
+  }
+  if (t?.k === 'num' && t.article && c.is(j + 1, 'unit')) {
+    f.every ??= { unit: (c.tok(j + 1) as { v: Unit }).v, n: 1 };
+    return j + 2;
+  }
+  if (t?.k === 'kw' && t.v === 'per' && c.is(j + 1, 'unit')) {
+    f.every ??= { unit: (c.tok(j + 1) as { v: Unit }).v, n: 1 };
+    return j + 2;
+  }
+  return undefined;
+}
+
 function ofMonth(c: Cursor, j: number, f: Features): number {
   let k = j;
   if (c.kw(k, 'of')) k++;
@@ -516,6 +566,14 @@ function scanEvery(c: Cursor, i: number, f: Features): number | undefined {
   let n: number | undefined;
   if (c.kw(j, 'other')) {
     n = 2;
+    j++;
+  } else if (
+    c.is(j, 'ord') &&
+    (c.tok(j) as { v: number }).v >= 2 &&
+    (c.is(j + 1, 'weekday') || c.is(j + 1, 'unit'))
+  ) {
+    // "every second Tuesday", "every third week": one in n
+    n = (c.tok(j) as { v: number }).v;
     j++;
   }
   // "every 5 September"
@@ -745,7 +803,10 @@ function time(c: Cursor, i: number, afterAt: boolean): { choice: TimeChoice; nex
     return { choice: { times: [{ h: t.v === 'noon' ? 12 : 0, m: 0, s: 0 }] }, next: i + 1 };
   }
   if (t.k === 'hhmm') {
-    if (t.h > 23 || t.m > 59 || t.s > 59) throw new Unreadable(`${c.words[i]!.raw} is not a time of day`);
+    // 24:00 is the end of a day (a window's closing time), not a time to run at
+    const endOfDay = t.h === 24 && t.m === 0 && t.s === 0 && c.kw(i - 1, 'to', 'until', 'and');
+    if ((t.h > 23 && !endOfDay) || t.m > 59 || t.s > 59)
+      throw new Unreadable(`${c.words[i]!.raw} is not a time of day`);
     let h = t.h;
     let j = i + 1;
     if (c.is(j, 'part')) {
@@ -1028,6 +1089,7 @@ function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadO
     kind === 'RECURRENCE' ||
     kind === 'DEADLINE' ||
     f.hours !== undefined ||
+    f.window !== undefined ||
     f.weekdays.length > 0;
   if (needsZone && zone === undefined) {
     if (input.timezone !== undefined)
@@ -1112,6 +1174,20 @@ function build(
       }
     }
   }
+  if (f.window) {
+    const w = f.window;
+    if (w.from === undefined || w.to === undefined)
+      throw new Unreadable('"only" wants the hours of a window: "only from 09:00 to 18:00"');
+    const hhmm = (t: Time) => `${pad(t.h)}:${pad(t.m)}`;
+    options.window = {
+      ...(w.days.length > 0 ? { days: [...new Set(w.days)] } : {}),
+      from: hhmm(w.from),
+      to: w.to.h === 24 || (w.to.h === 0 && w.to.m === 0 && w.from.h > 0) ? '24:00' : hhmm(w.to),
+      outside: w.outside,
+    };
+    if (zone !== undefined && (kind === 'INTERVAL' || kind === 'DELAY' || kind === 'FIXED_DELAY'))
+      options.timezone = zone;
+  }
   const durationDelay = f.delay ? isoDuration(f.delay) : undefined;
   switch (kind) {
     case 'DELAY': {
@@ -1137,7 +1213,10 @@ function build(
     case 'DEADLINE': {
       if (!clock) throw new Unreadable('a deadline needs a zone');
       const at = wallAt(f, clock, times, notes, combo.numdate);
-      if (at === undefined) throw new Unreadable("the deadline's date and time are not in the words");
+      if (at === undefined)
+        throw new Unreadable(
+          'the deadline\'s date and time are not in the words: say them ("deadline 31 December at 17:00"), or create a DEADLINE timing with `at`',
+        );
       const reminders = f.reminders.map(isoDuration);
       const timing: Timing = {
         kind: 'DEADLINE',
@@ -1388,7 +1467,38 @@ function buildRecurrence(
     );
   }
   if (f.hours && !f.hours.business) notes.push('hours given with days: the hours are ignored');
+  if (
+    n > 1 &&
+    options.starts_at === undefined &&
+    !f.fromCreation &&
+    !rule.includes('\n') &&
+    freq !== 'YEARLY'
+  ) {
+    // "every 2 weeks on Tuesday" counts from the first run, not from the week the schedule is made in
+    const first = firstRunDay(clock, rule.replace(`;INTERVAL=${n}`, ''));
+    if (first !== undefined) {
+      options.starts_at = instantOfWall(clock.zone, first);
+      notes.push(
+        `every ${n} ${every.unit}s counted from ${localIso(first).slice(0, 10)}, the day of the first run`,
+      );
+    }
+  }
   return { timing: { kind: 'RECURRENCE', rule, timezone: clock.zone }, options, notes };
+}
+
+/** 00:00 (wall) of the day the rule first fires after now, every period counted. */
+function firstRunDay(clock: Clock, rule: string): number | undefined {
+  const minute = new Date(Math.floor(clock.nowMs / 60_000) * 60_000).toISOString();
+  const calendar = compileCalendar({
+    scheduleId: 'words',
+    timing: { kind: 'RECURRENCE', rule, timezone: clock.zone },
+    createdAt: minute,
+    defaultDtstart: minute,
+  });
+  const slot = calendar.nextSlots(new Date(clock.nowMs).toISOString(), 1).slots[0];
+  if (!slot) return undefined;
+  const [y, mo, d] = slot.scheduledFor.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return wallFrom(y, mo, d);
 }
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
