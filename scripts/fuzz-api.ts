@@ -280,8 +280,11 @@ function seedSchedules(sinkUrl: string) {
   ];
 }
 
-/** A TOML basic string (JSON's escapes are valid TOML ones for what is used here). */
-const tomlString = (value: string) => JSON.stringify(value);
+/**
+ * A TOML basic string: JSON's escapes are valid TOML ones for what is used here, but for DEL, which JSON
+ * leaves raw and TOML forbids raw. (No lone surrogate: TOML's \u takes scalar values only.)
+ */
+const tomlString = (value: string) => JSON.stringify(value).replace(/\u007f/g, '\\u007F');
 const tomlArray = (values: Array<string | number>) =>
   `[${values.map((v) => (typeof v === 'number' ? String(v) : tomlString(v))).join(', ')}]`;
 
@@ -346,6 +349,40 @@ function fuzzConfig(seeded: string[], sinkUrl: string): string {
     job_types: ['source.sync', 'report.build'],
     hhmm: ['09:00', '17:30', '22:00', '02:00', '24:00', '25:61'],
     versions: [1, 2, 3],
+    // POST /v1/interpret: sentences of docs/words.md (so generated requests reach the reader's logic and
+    // the calendar behind it), and hostile text: arbitrary unicode, control characters, huge numbers, the
+    // longest text allowed, rules that never fire or search for long.
+    texts: [
+      'every 10 minutes',
+      'every weekday at 09:00 in Europe/Riga',
+      'every day at 5',
+      'every day at 09:00',
+      'blorf gleep',
+      'once at 14:00 on 5 September in Europe/Riga',
+      'in 2 hours and 30 minutes',
+      '48 hours after the e-mail was sent',
+      'every 15 minutes during business hours in Europe/Riga',
+      'on the last Friday of every month at 17:00 in Europe/Riga',
+      'every month on the 31st at 10:00 in Europe/Riga',
+      'deadline 31 December 2026 at 17:00, remind me a day and an hour before',
+      'каждые 10 минут',
+      'по будням в 9 утра по Риге',
+      'cron 0 9 * * 1-5',
+      'FREQ=SECONDLY;BYSETPOS=1;COUNT=999999999',
+      'every 99999999999999999999999999 minutes',
+      'in 1e308 days',
+      'every 0 seconds',
+      'at 99:99 every day in Europe/Riga',
+      'on 31 February 2027 at 10:00 in Europe/Riga',
+      'until 1 March 1000',
+      '\u0000\u0001\u0007\u001b[31m every\u007f 10 minutes\r\n',
+      '\t\t\n\n',
+      '𝕖𝕧𝕖𝕣𝕪 𝕕𝕒𝕪 🕐 \u202e at 9',
+      'ǝʌǝɹʎ ﻿ day​ at 09:00',
+      'every '.repeat(166),
+      'x'.repeat(1000),
+      `${'каждый день '.repeat(83)}в 9`,
+    ],
   };
   const bind: Array<[string, string, number]> = [
     ['path.id', 'ids', 0.8],
@@ -370,6 +407,8 @@ function fuzzConfig(seeded: string[], sinkUrl: string): string {
     ['body.window.from', 'hhmm', 0.7],
     ['body.window.to', 'hhmm', 0.7],
     ['body.expected_version', 'versions', 0.8],
+    ['body.text', 'texts', 0.9],
+    ['body.now', 'instants', 0.6],
   ];
   const lines = ['# Written by scripts/fuzz-api.ts for one run.', '[generation]', 'database = "none"', ''];
   for (const [name, values] of Object.entries(dictionaries)) {

@@ -6,14 +6,21 @@ export { PrincipalSchema } from './api/auth.js';
 export {
   type CreateResult,
   type CreateScheduleInput,
+  type InterpretRequestInput,
   type ListFilter,
+  type PreviewOptions,
   type RecomputeRequestInput,
   type SchedulePage,
   SchedulerClient,
   type SchedulerClientOptions,
   type SettleOptions,
 } from './api/client.js';
-export { ErrorBody, SchedulerError, SchedulerErrorCode } from './api/errors.js';
+export {
+  ErrorBody,
+  InterpretProblemError,
+  SchedulerError,
+  SchedulerErrorCode,
+} from './api/errors.js';
 export { type PatchScheduleInput, VersionConflictError } from './api/patch.js';
 export {
   CalendarOptions,
@@ -30,6 +37,14 @@ export {
   Weekday,
 } from './calendar/timing.js';
 export * from './model/contracts.js';
+export { PreviewResult } from './model/http.js';
+export {
+  type InterpretProblem,
+  InterpretReading,
+  InterpretRequest,
+  InterpretResult,
+  UnreadWord,
+} from './model/interpret.js';
 export {
   type TargetField,
   type TargetVerdict,

@@ -37,8 +37,15 @@ import {
   TriggerRequest,
   toNextRun,
 } from '../model/contracts.js';
-import { ListOccurrencesQuery, type OccurrencePage, PatchScheduleRequest } from '../model/http.js';
+import { explanationOf, withExplanation } from '../model/explanation.js';
+import {
+  ListOccurrencesQuery,
+  type OccurrencePage,
+  PatchScheduleRequest,
+  type PreviewResult,
+} from '../model/http.js';
 import { scheduleIdOf, scheduleWorkflowId } from '../model/ids.js';
+import { InterpretRequest, type InterpretResult } from '../model/interpret.js';
 import {
   calendarOptionsOf,
   computeSlots as computeSlotsHere,
@@ -82,6 +89,7 @@ import {
 import type { Principal } from './auth.js';
 import {
   checkContract,
+  InterpretProblemError,
   parseOrThrow,
   QuotaExceededError,
   SchedulerError,
@@ -96,7 +104,12 @@ import {
   WORKFLOW_BACKFILL_LIMIT,
 } from './quotas.js';
 import { backoff, poll, type RepeatPolicy, type RetryPolicy, retry } from './retry.js';
-import { IN_PROCESS_SLOTS, type SlotRunner } from './slot-runner.js';
+import {
+  IN_PROCESS_SLOTS,
+  type InterpretTaskOutcome,
+  runInterpretTask,
+  type SlotRunner,
+} from './slot-runner.js';
 
 export interface SchedulerClientOptions {
   client: Client;
@@ -309,6 +322,37 @@ async function batchesOn(runner: SlotRunner, tenant: string, requests: SlotBatch
   } catch (err) {
     throw validationError(err) ?? err;
   }
+}
+
+/**
+ * A reading's outcome as the SDK answers it: the result, or the reader's question or refusal as an
+ * {@link InterpretProblemError} (AMBIGUOUS with `readings`, UNREADABLE with `unread`, ZONE_REQUIRED), a
+ * calendar or request refusal as VALIDATION naming the field.
+ */
+export function interpretResultOf(outcome: InterpretTaskOutcome): InterpretResult {
+  if (outcome.ok) return outcome.result;
+  if ('problem' in outcome) throw new InterpretProblemError(outcome.problem);
+  if ('error' in outcome) {
+    throw validationError(new CalendarError(outcome.error.field, outcome.error.reason, outcome.error.code))!;
+  }
+  throw new SchedulerError('VALIDATION', outcome.invalid.reason, outcome.invalid.field);
+}
+
+/** The definition fields a sentence can set (src/model/interpret.ts): the ones `authored_from` speaks for. */
+const WORDED_FIELDS = ['timing', 'timezone', 'window', 'starts_at', 'ends_at', 'max_count', 'dst'] as const;
+
+/**
+ * A PATCH that changes what the words said (the timing or a calendar option a sentence sets) without
+ * giving new words clears `authored_from`: the stored text would no longer describe the rule.
+ */
+function withoutStaleWords(current: Schedule, fields: Record<string, unknown>): Record<string, unknown> {
+  if (fields.authored_from !== undefined || current.authored_from === undefined) return fields;
+  const changed = WORDED_FIELDS.some(
+    (key) =>
+      fields[key] !== undefined &&
+      stable(fields[key] ?? null) !== stable((current as Record<string, unknown>)[key] ?? null),
+  );
+  return changed ? { ...fields, authored_from: null } : fields;
 }
 
 /** The runs validation looks at: enough for the minimum-interval sample and every DEADLINE reminder. */
@@ -647,7 +691,7 @@ export class SchedulerClient {
       return await this.existing(scheduleId, spec, sha256);
     }
     return {
-      schedule: newScheduleDocument(identity, spec, createdAt, 'ACTIVE', runs[0]!.fire_at),
+      schedule: withExplanation(newScheduleDocument(identity, spec, createdAt, 'ACTIVE', runs[0]!.fire_at)),
       created: true,
     };
   }
@@ -680,7 +724,9 @@ export class SchedulerClient {
     }
     const identity = { schedule_id: scheduleId, tenant_id: this.tenant, owner_ref: definition.owner_ref };
     return {
-      schedule: newScheduleDocument(identity, spec, definition.created_at, status, nextRunAt),
+      schedule: withExplanation(
+        newScheduleDocument(identity, spec, definition.created_at, status, nextRunAt),
+      ),
       created: false,
     };
   }
@@ -697,11 +743,16 @@ export class SchedulerClient {
     );
   }
 
-  /** The workflow's own answer; UNAVAILABLE when its worker does not answer within `readTimeoutMs`. */
+  /**
+   * The workflow's own answer, with the schedule's `explanation` (its definition in words, added here: the
+   * workflow neither stores nor computes it); UNAVAILABLE when its worker does not answer within
+   * `readTimeoutMs`.
+   */
   async describe(scheduleId: string): Promise<ScheduleDescription> {
-    return await this.read(scheduleId, () =>
+    const description = await this.read(scheduleId, () =>
       retry(() => this.handle(scheduleId).query(describeQuery), STALE_CLOCK_RETRY),
     );
+    return { ...description, schedule: withExplanation(description.schedule) };
   }
 
   async get(scheduleId: string): Promise<Schedule> {
@@ -820,13 +871,13 @@ export class SchedulerClient {
     checkContract(contract);
     if (expected_version !== current.version)
       throw new VersionConflictError(expected_version, current.version);
-    const spec = mergedSpec(current, fields);
+    const spec = mergedSpec(current, withoutStaleWords(current, fields));
     const edited = await this.update(scheduleId, { expected_version, spec }).catch(async (err) => {
       if (!(err instanceof SchedulerError && err.code === 'VERSION_CONFLICT')) throw err;
       throw new VersionConflictError(expected_version, (await this.get(scheduleId)).version);
     });
     const after = await this.get(scheduleId);
-    return after.version === edited.version ? after : asEdited(current, spec, edited, after);
+    return after.version === edited.version ? after : withExplanation(asEdited(current, spec, edited, after));
   }
 
   /** Pauses the schedule; with `{ wait: true }`, answers it once the pause shows (see SettleOptions). */
@@ -972,7 +1023,8 @@ export class SchedulerClient {
   /** No future runs; emitted occurrences stay (or, with running: 'CANCEL', running targets are cancelled). */
   async cancel(scheduleId: string, request: Partial<CancelRequest> = {}): Promise<ScheduleDescription> {
     const parsed = parseOrThrow(CancelRequest, request);
-    return await this.runUpdate(scheduleId, cancelUpdate, parsed);
+    const description = await this.runUpdate(scheduleId, cancelUpdate, parsed);
+    return { ...description, schedule: withExplanation(description.schedule) };
   }
 
   /**
@@ -1017,13 +1069,49 @@ export class SchedulerClient {
     };
   }
 
-  /** The next runs of a definition, computed locally (no server). */
+  /**
+   * The next runs of a definition, computed locally (no server). With `{ explain: true }` the answer is
+   * POST /v1/preview's: `{ runs, explanation }`, the explanation being the definition in words (left out
+   * when the words cannot say it).
+   */
+  preview(spec: ScheduleSpecInput, options?: PreviewOptions & { explain?: false }): NextRun[];
+  preview(spec: ScheduleSpecInput, options: PreviewOptions & { explain: true }): PreviewResult;
   preview(
     spec: ScheduleSpecInput,
-    options: { from?: string; count?: number; scheduleId?: string } = {},
-  ): NextRun[] {
+    options: PreviewOptions & { explain?: boolean } = {},
+  ): NextRun[] | PreviewResult {
     const parsed = parseOrThrow(ScheduleSpec, spec);
     const from = options.from ?? new Date().toISOString();
-    return previewRuns(options.scheduleId ?? 'preview', parsed, from, from, options.count ?? 10);
+    const runs = previewRuns(options.scheduleId ?? 'preview', parsed, from, from, options.count ?? 10);
+    if (!options.explain) return runs;
+    const explanation = explanationOf(parsed);
+    return { runs, ...(explanation !== undefined ? { explanation } : {}) };
+  }
+
+  /**
+   * Reads a schedule said in words (English or Russian, docs/words.md) into the structured timing and the
+   * calendar options the sentence sets, with its explanation, notes and next runs; locally, no server (on
+   * the configured `calendar` runner when it reads, else in this thread). `now` defaults to the client's
+   * clock. The same text, `timezone` and `now` give what POST /v1/interpret and `scheduler interpret`
+   * answer. Throws {@link InterpretProblemError}: AMBIGUOUS (`readings`), UNREADABLE (`unread`),
+   * ZONE_REQUIRED (field `timezone`); VALIDATION for a request or a reading the calendar refuses.
+   */
+  async interpret(request: InterpretRequestInput): Promise<InterpretResult> {
+    const parsed = parseOrThrow(InterpretRequest, request);
+    const task = { request: parsed, wallNow: await this.now() };
+    const runner = this.options.calendar ?? IN_PROCESS_SLOTS;
+    const outcome = runner.interpret ? await runner.interpret(this.tenant, task) : runInterpretTask(task);
+    return interpretResultOf(outcome);
   }
 }
+
+export interface PreviewOptions {
+  /** Runs strictly after this instant, for a definition created then; default now. */
+  from?: string;
+  count?: number;
+  /** Seeds deterministic jitter; default `preview`. */
+  scheduleId?: string;
+}
+
+/** What `SchedulerClient.interpret` takes: POST /v1/interpret's body (`count` defaults to 5). */
+export type InterpretRequestInput = InterpretRequest;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCHEDULE_CONTRACT, SUPPORTED_CONTRACTS } from '../model/contracts.js';
+import type { InterpretProblem, InterpretReading, UnreadWord } from '../model/interpret.js';
 import { validationIssue } from '../model/validation.js';
 
 export { unknownFieldReason } from '../model/validation.js';
@@ -28,6 +29,10 @@ export const SchedulerErrorCode = z.enum([
   'FORBIDDEN_TARGET', // the target is outside the tenant policy: `field` names the target field
   'QUOTA_EXCEEDED', // a tenant quota of the policy would be exceeded: `limit` and `current` say by how much
   'UNAVAILABLE', // the scheduler worker (or Temporal) did not answer in time: retryable, nothing changed by it
+  // POST /v1/interpret (docs/words.md): a text the reader answers with a question or a refusal
+  'AMBIGUOUS', // the text reads more than one way: `readings` holds each
+  'UNREADABLE', // words the reader cannot place: `unread` names each with its offset
+  'ZONE_REQUIRED', // a wall-clock rule with no zone in the text and no `timezone`: field `timezone`
 ]);
 export type SchedulerErrorCode = z.infer<typeof SchedulerErrorCode>;
 
@@ -62,6 +67,25 @@ export class QuotaExceededError extends SchedulerError {
     readonly current: number,
   ) {
     super('QUOTA_EXCEEDED', reason, field);
+  }
+}
+
+/**
+ * A text the schedule reader answers with a question (AMBIGUOUS, with every reading) or a refusal
+ * (UNREADABLE, naming the words; ZONE_REQUIRED): the HTTP API's 422 with `readings` / `unread`.
+ */
+export class InterpretProblemError extends SchedulerError {
+  override name = 'InterpretProblemError';
+  declare readonly code: 'AMBIGUOUS' | 'UNREADABLE' | 'ZONE_REQUIRED';
+  /** On AMBIGUOUS: each reading, a full answer (timing, options, explanation, notes, next runs). */
+  readonly readings: InterpretReading[] | undefined;
+  /** On UNREADABLE: each word the reader could not place, with its UTF-16 offset in the text. */
+  readonly unread: z.infer<typeof UnreadWord>[] | undefined;
+
+  constructor(readonly problem: InterpretProblem) {
+    super(problem.code, problem.reason, problem.field);
+    this.readings = problem.code === 'AMBIGUOUS' ? problem.readings : undefined;
+    this.unread = problem.code === 'UNREADABLE' ? problem.unread : undefined;
   }
 }
 

@@ -4,7 +4,15 @@
 // seconds holds one thread of the pool, never the event loop every other tenant's request waits on.
 import { CalendarError, type CalendarErrorCode } from '../calendar/errors.js';
 import type { SearchBudget } from '../calendar/index.js';
+import {
+  InterpretError,
+  type InterpretProblem,
+  type InterpretRequest,
+  type InterpretResult,
+  interpret,
+} from '../model/interpret.js';
 import { computeSlots, type SlotBatch, type SlotBatchRequest } from '../model/slots.js';
+import { type ValidationIssue, validationIssue } from '../model/validation.js';
 
 export interface SlotRunner {
   /**
@@ -13,12 +21,50 @@ export interface SlotRunner {
    * (CalendarError SEARCH_LIMIT), a tenant or a pool with too much waiting (an HTTP problem, 429 or 503).
    */
   slots(tenant: string, requests: SlotBatchRequest[]): Promise<SlotBatch[]>;
+  /**
+   * Words → a timing (src/model/interpret.ts) for `tenant`: the reading computes each reading's next runs
+   * with the calendar, so it runs where the calendar runs, under the same bounds. Its outcome is data (see
+   * {@link InterpretTaskOutcome}); a runner without it reads in the caller's thread.
+   */
+  interpret?(tenant: string, task: InterpretTask): Promise<InterpretTaskOutcome>;
 }
 
 /** The calendar in the caller's thread, unbounded but for the calendar's own candidate budget. */
 export const IN_PROCESS_SLOTS: SlotRunner = {
   slots: async (_tenant, requests) => requests.map((request) => computeSlots(request)),
+  interpret: async (_tenant, task) => runInterpretTask(task),
 };
+
+/** One reading of a text (POST /v1/interpret, the SDK's and the CLI's interpret). */
+export interface InterpretTask {
+  request: InterpretRequest;
+  /** The caller's clock (ISO instant): `now` when the request gives none. */
+  wallNow: string;
+}
+
+/**
+ * What a reading came to, as data (it crosses from a pool thread): the result; the reader's question or
+ * refusal (`problem`: AMBIGUOUS, UNREADABLE, ZONE_REQUIRED); the calendar refusing a reading's timing
+ * (`error`, naming the field); or the request itself refused by its contract (`invalid`).
+ */
+export type InterpretTaskOutcome =
+  | { ok: true; result: InterpretResult }
+  | { ok: false; problem: InterpretProblem }
+  | { ok: false; error: { field: string; reason: string; code: CalendarErrorCode } }
+  | { ok: false; invalid: ValidationIssue };
+
+/** Reads a text where it is (a pool thread, or the caller's): every expected failure returned as data. */
+export function runInterpretTask(task: InterpretTask): InterpretTaskOutcome {
+  try {
+    return { ok: true, result: interpret(task.request, new Date(task.wallNow)) };
+  } catch (err) {
+    if (err instanceof InterpretError) return { ok: false, problem: err.problem };
+    if (err instanceof CalendarError) return { ok: false, error: err.toJSON() };
+    const invalid = validationIssue(err);
+    if (invalid) return { ok: false, invalid };
+    throw err;
+  }
+}
 
 /** One unit of work of the pool: every calendar search of one request, under one budget. */
 export interface SlotTask {

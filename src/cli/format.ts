@@ -84,15 +84,27 @@ export function targetSummary(target: Target): string {
   }
 }
 
-/** `list`: id, status, kind, next run in the schedule's zone, zone, version. */
+/**
+ * `list`: id, status, kind, next run in the schedule's zone, zone, version, and (when the API says any)
+ * the timing in words.
+ */
 export function formatScheduleList(items: Schedule[]): string {
   if (items.length === 0) return '(no schedules)';
+  const explained = items.some((s) => s.explanation !== undefined);
   return table(
-    ['ID', 'STATUS', 'KIND', 'NEXT RUN (local)', 'ZONE', 'VERSION'],
+    ['ID', 'STATUS', 'KIND', 'NEXT RUN (local)', 'ZONE', 'VERSION', ...(explained ? ['IN WORDS'] : [])],
     items.map((s) => {
       const zone = zoneOf(s);
       const status = s.deleted_at ? `${s.status} (deleted)` : s.status;
-      return [s.schedule_id, status, s.timing.kind, inZone(s.next_run_at, zone), zone, String(s.version)];
+      return [
+        s.schedule_id,
+        status,
+        s.timing.kind,
+        inZone(s.next_run_at, zone),
+        zone,
+        String(s.version),
+        ...(explained ? [s.explanation ?? '-'] : []),
+      ];
     }),
   );
 }
@@ -116,6 +128,8 @@ export function formatSchedule(s: Schedule): string {
     ['status', `${s.status}${s.pause_note ? ` (note: ${s.pause_note})` : ''}`],
     ['version', String(s.version)],
     ['timing', `${timingSummary(s.timing)} (${s.timing.kind})`],
+    ['in words', s.explanation],
+    ['authored from', s.authored_from !== undefined ? JSON.stringify(s.authored_from) : undefined],
     ['zone', zone],
     ['target', targetSummary(s.target)],
     ['next run', s.next_run_at ? `${inZone(s.next_run_at, zone)} (${s.next_run_at})` : '-'],

@@ -3,13 +3,14 @@
 import { Command, CommanderError } from 'commander';
 import { DEFAULT_URL } from './connection.js';
 import { EXIT, EXIT_CODES_HELP, failure } from './errors.js';
+import { registerInterpret } from './interpret.js';
 import { registerPreview } from './preview.js';
 import { type CliIo, processIo, registerScheduleCommands } from './schedules.js';
 
 export type { CliIo } from './schedules.js';
 
 const PROGRAM_HELP = `
-Connection (every command but preview):
+Connection (every command but preview and interpret):
   --url <url>            or SCHEDULER_URL      (default ${DEFAULT_URL}; the API \`npm start\` serves;
                                                 plain http to another machine: a warning, the key is in clear)
   --api-key-file <path>  or SCHEDULER_API_KEY  (default: the development key \`npm start\` wrote to
@@ -29,6 +30,13 @@ Example:
   $ scheduler preview --timing '{"kind":"CRON","expression":"30 2 * * *","timezone":"Europe/Berlin"}'
 `;
 
+const INTERPRET_EXAMPLE = `
+Examples:
+  $ scheduler interpret "every weekday at 09:00 in Europe/Riga"
+  $ scheduler interpret "every day at 9" --timezone Europe/Riga --now 2026-12-01T10:00:00Z --json
+  $ scheduler create --id standup --when "every weekday at 09:30 in Europe/Riga" --job standup.remind --yes
+`;
+
 export function buildProgram(io: CliIo = processIo()): Command {
   const program = new Command('scheduler')
     .description('durable-scheduler command line: every schedule operation over the HTTP API')
@@ -38,6 +46,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
   program.addHelpText('after', PROGRAM_HELP);
   registerPreview(program).addHelpText('after', PREVIEW_EXAMPLE);
+  registerInterpret(program, io).addHelpText('after', `${INTERPRET_EXAMPLE}\n${EXIT_CODES_HELP}\n`);
   registerScheduleCommands(program, io);
   return program;
 }

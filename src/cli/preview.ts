@@ -1,12 +1,14 @@
 /**
- * `scheduler preview`: the next occurrences of a timing, computed locally (no server).
+ * `scheduler preview`: the next occurrences of a timing, computed locally (no server), under the timing in
+ * words (its explanation; `--json` prints the runs only, as before).
  *
  *   preview --rule '<RRULE body or RFC 5545 block>' --timezone <IANA> [--from <ISO>] [--count N] [--json]
  *   preview --timing '<timing JSON>' [--options '<calendar options JSON>'] [--from <ISO>] [--count N] [--json]
  */
 import type { Command } from 'commander';
 import { CalendarError, type Slot } from '../calendar/index.js';
-import { previewSlots } from '../model/slots.js';
+import { explanationOf } from '../model/explanation.js';
+import { previewSlots, type SlotSpec } from '../model/slots.js';
 
 export interface PreviewOptions {
   rule?: string;
@@ -46,7 +48,10 @@ function parseJson(field: string, text: string): unknown {
 }
 
 /** Pure core of the command: `now` is passed in (only the CLI reads the clock). */
-export function runPreview(opts: PreviewOptions, now: Date): { items: PreviewItem[]; timezone: string } {
+export function runPreview(
+  opts: PreviewOptions,
+  now: Date,
+): { items: PreviewItem[]; timezone: string; explanation?: string } {
   const count = opts.count === undefined ? 10 : Number(opts.count);
   if (!Number.isInteger(count) || count < 1 || count > 10_000) {
     throw new UsageError('--count', `"${opts.count}" must be an integer between 1 and 10000`);
@@ -101,7 +106,12 @@ export function runPreview(opts: PreviewOptions, now: Date): { items: PreviewIte
     if (s.adjustments.length > 0) item.adjustments = s.adjustments;
     return item;
   });
-  return { items, timezone };
+  // The calendar accepted the timing and options above: say them in words (none when the words cannot).
+  const explanation = explanationOf({
+    timing: timing as SlotSpec['timing'],
+    ...((options ?? {}) as Omit<SlotSpec, 'timing'>),
+  });
+  return { items, timezone, ...(explanation !== undefined ? { explanation } : {}) };
 }
 
 const MARKS: Record<string, string> = {
@@ -157,9 +167,11 @@ export function registerPreview(program: Command): Command {
     .option('--schedule-id <id>', 'schedule id (seeds deterministic jitter)')
     .option('--json', 'print a JSON array of {at, local, …}')
     .action((opts: PreviewOptions) => {
-      const { items, timezone } = runPreview(opts, new Date());
+      const { items, timezone, explanation } = runPreview(opts, new Date());
       process.stdout.write(
-        opts.json ? `${JSON.stringify(items, null, 2)}\n` : `${formatTable(items, timezone)}\n`,
+        opts.json
+          ? `${JSON.stringify(items, null, 2)}\n`
+          : `${explanation !== undefined ? `${explanation}\n\n` : ''}${formatTable(items, timezone)}\n`,
       );
     });
 }

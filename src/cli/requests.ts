@@ -53,6 +53,10 @@ export interface DefinitionFlags {
 export interface CreateFlags extends DefinitionFlags {
   id?: string;
   file?: string;
+  /** The timing in words (docs/words.md), read locally: `create --when`. */
+  when?: string;
+  /** With --when: create what was understood without asking. */
+  yes?: boolean;
 }
 
 export interface EditFlags extends DefinitionFlags {
@@ -322,6 +326,12 @@ function definitionFromFlags(flags: DefinitionFlags, create: boolean): Record<st
   if (timing?.timing) body.timing = timing.timing;
   if (timing?.timezone !== undefined) body.timezone = timing.timezone;
   if (target) body.target = target;
+  return { ...body, ...policiesFromFlags(flags) };
+}
+
+/** The policy fields the flags give. */
+function policiesFromFlags(flags: DefinitionFlags): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
   if (flags.misfire !== undefined) body.misfire = flags.misfire;
   if (flags.overlap !== undefined) body.overlap = flags.overlap;
   if (flags.maxLateness !== undefined)
@@ -337,6 +347,53 @@ function rejectMixedFile(flags: DefinitionFlags & { id?: string }, extra: string
       '--file holds the whole request: give either --file or the definition flags',
     );
   }
+}
+
+/** The fields of a reading of words that a definition takes: the timing and the options the words set. */
+export interface WordsReading {
+  text: string;
+  timing: Timing;
+  timezone?: string | undefined;
+  window?: unknown;
+  starts_at?: string | undefined;
+  ends_at?: string | undefined;
+  max_count?: number | undefined;
+  dst?: unknown;
+}
+
+const READ_OPTIONS = ['timezone', 'window', 'starts_at', 'ends_at', 'max_count', 'dst'] as const;
+
+/**
+ * `create --when`: the POST /v1/schedules body from what the words were read into (`reading`, the answer
+ * of POST /v1/interpret) and the target and policy flags; `authored_from` keeps the words, for audit.
+ * The timing flags are the words' (only --timezone, which the reading used, goes with --when).
+ */
+export function buildCreateFromWords(
+  flags: CreateFlags,
+  reading: WordsReading,
+  now: Date,
+): CreateScheduleRequest {
+  if (flags.file !== undefined) throw new UsageError('--when', 'give either --when or --file, not both');
+  const timingFlags = [...given(flags, TIMING_FLAGS), ...given(flags, ['reminder', 'anchor'])];
+  if (timingFlags.length > 0) {
+    throw new UsageError(
+      flagName(timingFlags[0]!),
+      'the words of --when are the timing: give either --when or the timing flags',
+    );
+  }
+  const body: Record<string, unknown> = {
+    ...(flags.id !== undefined ? { schedule_id: flags.id } : {}),
+    timing: reading.timing,
+  };
+  for (const key of READ_OPTIONS) if (reading[key] !== undefined) body[key] = reading[key];
+  body.target = buildTarget(flags, true);
+  Object.assign(body, policiesFromFlags(flags));
+  body.authored_from = reading.text;
+  const parsed = CreateScheduleRequest.safeParse(body);
+  if (!parsed.success) throw usageError(parsed.error, true, reading.timing)!;
+  const { schedule_id: _id, target: _target, ...spec } = parsed.data;
+  checkCalendar(spec, true, now);
+  return body as CreateScheduleRequest;
 }
 
 /** `create`: the POST /v1/schedules body, from flags or from the text of `--file`. */

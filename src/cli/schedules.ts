@@ -7,6 +7,7 @@
  * sends it with ./connection.ts, and prints a table (./format.ts) or, with --json, the API's JSON.
  */
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { z } from 'zod';
 import {
@@ -41,10 +42,12 @@ import {
   occurrenceLine,
   scheduleLine,
 } from './format.js';
+import { buildInterpretRequest, formatProblem, formatReading, problemError, readWords } from './interpret.js';
 import { UsageError } from './preview.js';
 import {
   buildBackfillRequest,
   buildCancelRequest,
+  buildCreateFromWords,
   buildCreateRequest,
   buildListQuery,
   buildOccurrencesQuery,
@@ -68,6 +71,19 @@ export interface CliIo {
   /** Reads a --file; `-` is stdin. */
   readFile: (path: string) => Promise<string>;
   now: () => Date;
+  /** Someone is at the terminal to answer a question (standard input is a TTY). */
+  isTTY: boolean;
+  /** Asks a yes/no question on the terminal; true for yes. */
+  confirm: (question: string) => Promise<boolean>;
+}
+
+async function askTerminal(question: string): Promise<boolean> {
+  const readline = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^(y|yes)$/i.test((await readline.question(question)).trim());
+  } finally {
+    readline.close();
+  }
 }
 
 async function readStdin(): Promise<string> {
@@ -84,6 +100,8 @@ export function processIo(): CliIo {
     fetch: (...args) => fetch(...args),
     readFile: (path) => (path === '-' ? readStdin() : readFile(path, 'utf8')),
     now: () => new Date(),
+    isTTY: Boolean(process.stdin.isTTY),
+    confirm: askTerminal,
   };
 }
 
@@ -247,20 +265,73 @@ function createCommand(program: Command, cli: Cli): void {
     'scheduler create --id heartbeat --every PT10M --event heartbeat.tick --sink http://127.0.0.1:9999/events',
     'scheduler create --id contract-42 --deadline 2026-12-01T17:00 --timezone Europe/Berlin --reminder PT24H --reminder PT1H --signal remind --workflow-id contract-42',
     'scheduler create --file schedule.json      # the whole CreateScheduleRequest; - reads stdin',
+    'scheduler create --id standup --when "every weekday at 09:30 in Europe/Riga" --job standup.remind --yes',
   ]).option(
     '--id <schedule_id>',
     'your id for the schedule (default: a new UUID); the same body again is a no-op',
+  );
+  create.addOption(
+    new Option(
+      '--when <text>',
+      'the timing in words, English or Russian (see `scheduler interpret`): read here, shown, confirmed, and kept as authored_from',
+    ).helpGroup('Timing (one of):'),
+  );
+  create.addOption(
+    new Option(
+      '--yes',
+      'with --when: create what was understood without asking (needed when not on a terminal)',
+    ).helpGroup('Timing (one of):'),
   );
   definitionOptions(create).option(
     '--file <path>',
     'JSON file with the whole CreateScheduleRequest (- = stdin)',
   );
   connectionOptions(create).action(async (flags: CreateFlags & CommonFlags) => {
+    if (flags.when !== undefined) return await createFromWords(flags, cli);
+    if (flags.yes)
+      throw new UsageError('--yes', 'goes with --when (it confirms what the words were read into)');
     const body = buildCreateRequest(flags, await readFileArg(cli.io, flags.file), cli.io.now());
     const res = await cli.client(flags).request<Schedule>('POST', '/v1/schedules', { body });
     const verb = res.status === 201 ? 'created' : 'already exists, unchanged:';
     cli.answer(flags, res.body, (schedule) => scheduleLine(verb, schedule));
   });
+}
+
+/**
+ * `create --when`: the words read here (as POST /v1/interpret reads them), what was understood printed
+ * (on stderr with --json, whose stdout is the API's answer), confirmed on a terminal unless --yes (never
+ * created without one of them), then created with `authored_from`.
+ */
+async function createFromWords(flags: CreateFlags & CommonFlags, cli: Cli): Promise<void> {
+  const say = (text: string) => (flags.json ? cli.io.stderr(`${text}\n`) : cli.print(text));
+  const now = cli.io.now();
+  const text = flags.when!;
+  const answer = readWords(
+    buildInterpretRequest(text, flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
+    now,
+  );
+  if (answer.status === 422) {
+    const shown = formatProblem(text, answer.body);
+    if (shown) say(shown);
+    throw problemError(answer.body);
+  }
+  const body = buildCreateFromWords(flags, answer.body, now);
+  const api = cli.client(flags);
+  say(`Understood: ${formatReading(answer.body)}\n`);
+  if (!flags.yes) {
+    if (!cli.io.isTTY) {
+      throw new UsageError(
+        '--yes',
+        'is needed when not on a terminal (nobody can confirm what the words were read into): nothing was created; check what was understood above and pass --yes',
+      );
+    }
+    if (!(await cli.io.confirm('Create this schedule? [y/N] '))) {
+      throw new Error('not created: not confirmed');
+    }
+  }
+  const res = await api.request<Schedule>('POST', '/v1/schedules', { body });
+  const verb = res.status === 201 ? 'created' : 'already exists, unchanged:';
+  cli.answer(flags, res.body, (schedule) => scheduleLine(verb, schedule));
 }
 
 type SchedulePageBody = z.infer<typeof SchedulePage>;

@@ -127,6 +127,14 @@ export const ScheduleSpec = CalendarOptions.extend({
     .describe('most slots CATCH_UP fires at once'),
   overlap: OverlapPolicy.default('ALLOW'),
   queue_limit: z.number().int().min(1).max(1000).default(10).describe('QUEUE buffer size'),
+  authored_from: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe(
+      'for audit: the words the timing was read from (POST /v1/interpret, `scheduler create --when`); data only: the schedule runs on the structured timing, never on this text',
+    ),
 }).strict();
 export type ScheduleSpec = z.infer<typeof ScheduleSpec>;
 export type ScheduleSpecInput = z.input<typeof ScheduleSpec>;
@@ -224,6 +232,12 @@ export const Schedule = ScheduleSpec.safeExtend({
   deleted_at: instant
     .nullable()
     .describe('when it was deleted: a deleted schedule is CANCELLED and left out of listings by default'),
+  explanation: z
+    .string()
+    .optional()
+    .describe(
+      'the timing and calendar options in plain English, generated from the structured rule (docs/words.md "Rule → words"); absent when the words cannot say it',
+    ),
 });
 export type Schedule = z.infer<typeof Schedule>;
 
@@ -244,6 +258,7 @@ export const SERVER_OWNED_FIELDS: Readonly<Record<string, string>> = Object.free
   owner_revoked_at:
     'is recorded when the owner’s key is removed; POST /v1/schedules/{id}/resume takes the schedule over',
   deleted_at: 'is recorded by DELETE /v1/schedules/{id}',
+  explanation: 'is generated from the timing (POST /v1/interpret reads words into a timing)',
 });
 /** The reason for a field a request may not send. */
 export const serverOwnedReason = (field: string): string | undefined =>

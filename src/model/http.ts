@@ -14,6 +14,7 @@ import {
   ScheduleSpec,
   ScheduleStatus,
 } from './contracts.js';
+import { InterpretReading, UnreadWord } from './interpret.js';
 import { RECENT_OCCURRENCES_KEPT } from './views.js';
 
 /**
@@ -109,7 +110,16 @@ export const PreviewRequest = CalendarOptions.extend({
 }).strict();
 export type PreviewRequest = z.infer<typeof PreviewRequest>;
 
-export const PreviewResult = z.object({ runs: z.array(NextRun) });
+export const PreviewResult = z.object({
+  runs: z.array(NextRun),
+  explanation: z
+    .string()
+    .optional()
+    .describe(
+      'the timing and calendar options in plain English, generated from the structured rule; absent when the words cannot say it',
+    ),
+});
+export type PreviewResult = z.infer<typeof PreviewResult>;
 
 export const Health = z.object({
   status: z.enum(['ok', 'unavailable']),
@@ -124,12 +134,26 @@ export const Problem = z
     status: z.number().int(),
     detail: z.string().describe('what went wrong and what to do about it'),
     instance: z.string().optional(),
-    code: z.string().describe('stable machine-readable code, e.g. VALIDATION, VERSION_CONFLICT'),
+    code: z
+      .string()
+      .describe(
+        'stable machine-readable code, e.g. VALIDATION, VERSION_CONFLICT; on POST /v1/interpret AMBIGUOUS (see `readings`), UNREADABLE (see `unread`) or ZONE_REQUIRED',
+      ),
     field: z.string().nullable().describe('path of the failing field, e.g. timing.timezone'),
     errors: z.array(z.object({ field: z.string().nullable(), reason: z.string() })).optional(),
     current_version: z.number().int().optional().describe('on VERSION_CONFLICT: the version to base on'),
     limit: z.number().optional().describe('on QUOTA_EXCEEDED: the quota'),
     current: z.number().optional().describe('on QUOTA_EXCEEDED: what the tenant has, or would have'),
+    readings: z
+      .array(InterpretReading)
+      .optional()
+      .describe(
+        'on AMBIGUOUS (POST /v1/interpret): every reading of the text, each a full answer (timing, options, explanation, notes, next runs); send the one you mean as structured timing, or say it unambiguously',
+      ),
+    unread: z
+      .array(UnreadWord)
+      .optional()
+      .describe('on UNREADABLE (POST /v1/interpret): each word the reader could not place, with its offset'),
   })
   .describe('application/problem+json (RFC 9457)');
 export type Problem = z.infer<typeof Problem>;

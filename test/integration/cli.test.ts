@@ -113,9 +113,10 @@ describe('scheduler CLI over the HTTP API', () => {
     );
     expect(page.next_cursor).toBeNull();
     const table = (await ok('list', '--status', 'active', '--kind', 'cron')).split('\n');
-    expect(table[0]).toMatch(/^ID\s+STATUS\s+KIND\s+NEXT RUN \(local\)\s+ZONE\s+VERSION$/);
+    // The last column, the timing in words, when the API explains the schedules.
+    expect(table[0]).toMatch(/^ID\s+STATUS\s+KIND\s+NEXT RUN \(local\)\s+ZONE\s+VERSION(\s+IN WORDS)?$/);
     expect(table.find((l: string) => l.startsWith(ID))).toMatch(
-      /^cli-weekday\s+ACTIVE\s+CRON\s+\d{4}-\d\d-\d\d 09:00:00 \+0[23]:00\s+Europe\/Riga\s+1$/,
+      /^cli-weekday\s+ACTIVE\s+CRON\s+\d{4}-\d\d-\d\d 09:00:00 \+0[23]:00\s+Europe\/Riga\s+1(\s+\S.*)?$/,
     );
 
     // The package bin, as a real process (async: this process serves the API it calls).
@@ -424,5 +425,103 @@ describe('scheduler preview agrees with POST /v1/preview to the second', () => {
     const items = JSON.parse(cli.stdout) as Array<{ at: string; local: string }>;
     expect(items.map((i) => i.local)).toEqual(http.body.runs.map((r: { local: string }) => r.local));
     for (const { local } of items) expect(local).toMatch(/T09:00:00\+0[23]:00$/);
+  });
+});
+
+describe('scheduler interpret and create --when against the real API', () => {
+  const NOW = '2026-12-01T10:00:00Z';
+
+  async function run(argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(argv, {
+      stdout: (s) => {
+        stdout += s;
+      },
+      stderr: (s) => {
+        stderr += s;
+      },
+      env: { SCHEDULER_URL: api.base, SCHEDULER_API_KEY: KEY },
+      isTTY: false,
+    });
+    return { code, stdout, stderr };
+  }
+
+  it('interpret --json prints what POST /v1/interpret answers for the same text, zone and now', async () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['every 10 minutes', undefined],
+      ['every weekday at 09:00 in Europe/Riga', undefined],
+      ['every day at 09:00', 'Europe/Riga'],
+      ['every day at 5', 'Europe/Riga'],
+      ['blorf gleep', undefined],
+      ['every day at 09:00', undefined],
+    ];
+    for (const [text, timezone] of cases) {
+      const http = await api.call('POST', '/v1/interpret', {
+        key: KEY,
+        body: { text, now: NOW, count: 4, ...(timezone ? { timezone } : {}) },
+      });
+      const printed = await run([
+        'interpret',
+        text,
+        '--now',
+        NOW,
+        '--count',
+        '4',
+        ...(timezone ? ['--timezone', timezone] : []),
+        '--json',
+      ]);
+      expect(http.status, `${text}: ${JSON.stringify(http.body)}`).toBeLessThan(500);
+      expect(printed.code, text).toBe(http.status === 200 ? 0 : 2);
+      expect(JSON.parse(printed.stdout), text).toEqual(http.body);
+    }
+  });
+
+  it('create --when without --yes, not on a terminal: shows what it read, refuses (exit 2), creates nothing', async () => {
+    const r = await run([
+      'create',
+      '--id',
+      'words-refused',
+      '--when',
+      'every 10 minutes',
+      '--job',
+      'recordedJob',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^Understood: /);
+    expect(r.stderr).toMatch(/^error: --yes: .*pass --yes/);
+    expect((await api.call('GET', '/v1/schedules/words-refused', { key: KEY })).status).toBe(404);
+  });
+
+  it('create --when --yes creates the structured rule; describe shows authored_from and the explanation', async () => {
+    const text = 'every weekday at 09:00 in Europe/Riga';
+    const created = await run([
+      'create',
+      '--id',
+      'words-standup',
+      '--when',
+      text,
+      '--job',
+      'recordedJob',
+      '--yes',
+    ]);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^Understood: /);
+    expect(created.stdout).toMatch(/^created words-standup: ACTIVE, version 1/m);
+
+    const described = await run(['describe', 'words-standup', '--json']);
+    expect(described.code).toBe(0);
+    const { schedule } = JSON.parse(described.stdout);
+    const read = await api.call('POST', '/v1/interpret', { key: KEY, body: { text } });
+    expect(schedule).toMatchObject({
+      authored_from: text,
+      timing: read.body.timing,
+      explanation: read.body.explanation,
+    });
+    const human = await run(['describe', 'words-standup']);
+    expect(human.stdout).toMatch(new RegExp(`^authored from: +${JSON.stringify(text)}$`, 'm'));
+    expect(human.stdout).toContain(`in words:`);
+    expect(human.stdout).toContain(read.body.explanation);
   });
 });

@@ -44,6 +44,8 @@ const SERVER_OWNED = [
   'pause_note',
   'owner_revoked_at',
   'deleted_at',
+  // Generated from the timing by the API (the rule in words), never stored: not part of a definition.
+  'explanation',
 ];
 const withoutServerOwned = (doc: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(doc).filter(([key]) => !SERVER_OWNED.includes(key)));

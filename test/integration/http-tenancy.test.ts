@@ -357,6 +357,7 @@ describe('HTTP API: authentication', () => {
         'GET /v1/schedules',
         `GET /v1/schedules/${SHARED}`,
         'POST /v1/preview',
+        'POST /v1/interpret',
       ]),
     );
     expect(routes.length).toBeGreaterThanOrEqual(13);

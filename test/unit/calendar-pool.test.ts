@@ -193,6 +193,32 @@ describe('CalendarPool (worker threads)', () => {
     }
   });
 
+  it("reads words on a thread as in this thread: results, the reader's problems, calendar refusals", async () => {
+    // POST /v1/interpret runs here: the reading computes each reading's next runs with the calendar.
+    const roomy = new CalendarPool({ threads: 1, budgetMs: 60_000, tenantQueue: 10 });
+    try {
+      for (const [text, timezone] of [
+        ['every 10 minutes', undefined],
+        ['every weekday at 09:00 in Europe/Riga', undefined],
+        ['every day at 5', 'Europe/Riga'],
+        ['blorf gleep', undefined],
+        ['every day at 09:00', undefined],
+        ['every day at 09:00', 'Nowhere/Zone'],
+      ] as const) {
+        const task = {
+          request: { text, now: NOW, count: 3, ...(timezone ? { timezone } : {}) },
+          wallNow: NOW,
+        };
+        const here = await IN_PROCESS_SLOTS.interpret!('a', task).catch((e: Error) => `throws ${e.message}`);
+        const there = await roomy.interpret('a', task).catch((e: Error) => `throws ${e.message}`);
+        expect(there, text).toEqual(here);
+        expect(typeof here, `${text}: the reader answers as data, never throws`).toBe('object');
+      }
+    } finally {
+      await roomy.close();
+    }
+  });
+
   it('stops a search past its budget with the typed CalendarError, while the event loop keeps turning', async () => {
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 5);

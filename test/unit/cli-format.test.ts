@@ -5,6 +5,7 @@ import {
   formatBackfill,
   formatDescription,
   formatOccurrences,
+  formatSchedule,
   formatScheduleList,
   inZone,
   zoneOf,
@@ -86,6 +87,18 @@ describe('times in the schedule zone', () => {
     );
     expect(out[3]).toMatch(/^gone\s+CANCELLED \(deleted\)\s+INTERVAL\s+-\s+UTC\s+3$/);
     expect(formatScheduleList([])).toBe('(no schedules)');
+  });
+
+  it('list: the timing in words as a last column when the API says any; describe shows it and authored_from', () => {
+    const worded = { ...base, explanation: 'every day at 02:30 in America/New_York' };
+    const out = formatScheduleList([worded, { ...base, schedule_id: 'older' }]).split('\n');
+    expect(out[0]).toMatch(/^ID\s+STATUS\s+KIND\s+NEXT RUN \(local\)\s+ZONE\s+VERSION\s+IN WORDS$/);
+    expect(out[2]).toMatch(/\s3\s+every day at 02:30 in America\/New_York$/);
+    expect(out[3]).toMatch(/\s3\s+-$/);
+    const shown = formatSchedule({ ...worded, authored_from: 'every day at 2:30am in New York' });
+    expect(shown).toMatch(/^in words: +every day at 02:30 in America\/New_York$/m);
+    expect(shown).toMatch(/^authored from: +"every day at 2:30am in New York"$/m);
+    expect(formatSchedule(base)).not.toMatch(/in words|authored from/);
   });
 });
 

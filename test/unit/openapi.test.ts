@@ -59,6 +59,7 @@ describe('OpenAPI document', () => {
       'POST /v1/schedules/{id}/backfill',
       'POST /v1/schedules/{id}/cancel',
       'POST /v1/preview',
+      'POST /v1/interpret',
       'GET /healthz',
       'GET /readyz',
     ]) {
@@ -72,6 +73,39 @@ describe('OpenAPI document', () => {
         expect(op.responses['503'], `${method} ${path} documents 503`).toBeDefined();
       }
     }
+  });
+
+  it('describes POST /v1/interpret: its request, its result, and the 422 problem with readings and unread', async () => {
+    const app = await api();
+    const doc = JSON.parse((await app.inject({ url: '/openapi.json' })).body);
+    const op = doc.paths['/v1/interpret'].post;
+    const resolve = (schema: { $ref?: string }) =>
+      schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
+    const body = resolve(op.requestBody.content['application/json'].schema);
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(['text', 'timezone', 'now', 'count', 'language']),
+    );
+    expect(body.required).toEqual(['text']);
+    const result = resolve(op.responses['200'].content['application/json'].schema);
+    expect(Object.keys(result.properties)).toEqual(
+      expect.arrayContaining(['timing', 'explanation', 'notes', 'next_runs', 'text', 'language', 'timezone']),
+    );
+    const problem = resolve(op.responses['422'].content['application/problem+json'].schema);
+    expect(problem.properties.readings.type).toBe('array');
+    expect(problem.properties.unread.type).toBe('array');
+    expect(problem.properties.readings.description).toMatch(/AMBIGUOUS/);
+    expect(problem.properties.unread.description).toMatch(/UNREADABLE/);
+    expect(problem.required).not.toContain('readings');
+    // The views: the explanation on a schedule and a preview, authored_from on the definition.
+    expect(doc.components.schemas.Schedule.properties.explanation.type).toBe('string');
+    expect(doc.components.schemas.Schedule.properties.authored_from.maxLength).toBe(1000);
+    expect(doc.components.schemas.ScheduleSpec.properties.authored_from.description).toMatch(/audit/);
+    const preview = resolve(
+      doc.paths['/v1/preview'].post.responses['200'].content['application/json'].schema,
+    );
+    expect(preview.properties.explanation.type).toBe('string');
+    const unprocessable = JSON.parse((await app.inject({ url: '/problems/unprocessable' })).body);
+    expect(unprocessable.description).toMatch(/AMBIGUOUS.*UNREADABLE.*ZONE_REQUIRED/);
   });
 
   it('serves the browsable reference at /docs and problem type descriptions', async () => {

@@ -13,6 +13,8 @@ import {
   batchesOf,
   budgetReason,
   IN_PROCESS_SLOTS,
+  type InterpretTask,
+  type InterpretTaskOutcome,
   type SlotRunner,
   type SlotTask,
   type SlotTaskOutcome,
@@ -176,13 +178,13 @@ function workerFile(): { filename: string; execArgv: string[] } {
 }
 
 export class CalendarPool implements SlotRunner {
-  private readonly piscina: Piscina<SlotTask, SlotTaskOutcome>;
+  private readonly piscina: Piscina<SlotTask | InterpretTask, SlotTaskOutcome | InterpretTaskOutcome>;
   private readonly queue: FairQueue;
 
   constructor(readonly options: CalendarPoolOptions) {
     if (!(options.threads >= 1)) throw new Error('a calendar pool needs at least one thread');
     const { filename, execArgv } = workerFile();
-    this.piscina = new Piscina<SlotTask, SlotTaskOutcome>({
+    this.piscina = new Piscina<SlotTask | InterpretTask, SlotTaskOutcome | InterpretTaskOutcome>({
       filename,
       execArgv,
       minThreads: options.threads,
@@ -208,11 +210,25 @@ export class CalendarPool implements SlotRunner {
   }
 
   async slots(tenant: string, requests: SlotBatchRequest[]): Promise<SlotBatch[]> {
-    let outcome: SlotTaskOutcome;
+    const outcome = await this.admitted(tenant, () =>
+      this.runTask({ requests, budgetMs: this.options.budgetMs }, 'timing'),
+    );
+    return batchesOf(outcome as SlotTaskOutcome);
+  }
+
+  /**
+   * One reading of a text on a thread, queued with the tenant's calendar searches: the reading computes
+   * its next runs with the calendar (without a budget of its own), so a reading that does not end within
+   * twice the budget and a second is stopped like a search (SEARCH_LIMIT, naming `text`).
+   */
+  async interpret(tenant: string, task: InterpretTask): Promise<InterpretTaskOutcome> {
+    return (await this.admitted(tenant, () => this.runTask(task, 'text'))) as InterpretTaskOutcome;
+  }
+
+  /** `job` once the fair queue admits it; a full queue is a 429 (the tenant's) or a 503 (everyone's). */
+  private async admitted<T>(tenant: string, job: () => Promise<T>): Promise<T> {
     try {
-      outcome = await this.queue.run(tenant, () =>
-        this.runTask({ requests, budgetMs: this.options.budgetMs }),
-      );
+      return await this.queue.run(tenant, job);
     } catch (err) {
       if (!(err instanceof QueueFullError)) throw err;
       throw err.scope === 'tenant'
@@ -229,7 +245,6 @@ export class CalendarPool implements SlotRunner {
             { 'retry-after': String(err.retryAfterSeconds) },
           );
     }
-    return batchesOf(outcome);
   }
 
   /**
@@ -237,7 +252,10 @@ export class CalendarPool implements SlotRunner {
    * between two budget checks) is stopped from here at twice the budget and a second (piscina replaces it),
    * and the request gets the same answer.
    */
-  private async runTask(task: SlotTask): Promise<SlotTaskOutcome> {
+  private async runTask(
+    task: SlotTask | InterpretTask,
+    field: string,
+  ): Promise<SlotTaskOutcome | InterpretTaskOutcome> {
     const signal = AbortSignal.timeout(2 * this.options.budgetMs + 1000);
     try {
       return await this.piscina.run(task, { signal });
@@ -245,7 +263,7 @@ export class CalendarPool implements SlotRunner {
       if (!signal.aborted) throw err;
       return {
         ok: false,
-        error: { field: 'timing', reason: budgetReason(this.options.budgetMs), code: 'SEARCH_LIMIT' },
+        error: { field, reason: budgetReason(this.options.budgetMs), code: 'SEARCH_LIMIT' },
       };
     }
   }
@@ -257,6 +275,6 @@ export class CalendarPool implements SlotRunner {
 
 /** The runner for these options: a pool, or the event loop itself for 0 threads. */
 export function calendarRunner(options: CalendarPoolOptions): SlotRunner & { close(): Promise<void> } {
-  if (options.threads === 0) return { slots: IN_PROCESS_SLOTS.slots, close: async () => {} };
+  if (options.threads === 0) return { ...IN_PROCESS_SLOTS, close: async () => {} };
   return new CalendarPool(options);
 }

@@ -5,6 +5,7 @@ import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { Problem } from '../../model/http.js';
 import {
+  InterpretProblemError,
   QuotaExceededError,
   SchedulerError,
   type SchedulerErrorCode,
@@ -97,7 +98,7 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'unprocessable',
         'Unprocessable definition',
         422,
-        'The request is well-formed but the definition cannot work: an unknown zone, a rule that never fires, a refused sink…',
+        'The request is well-formed but the definition cannot work: an unknown zone, a rule that never fires, a refused sink… For POST /v1/interpret, `code` says why the words give no one timing: AMBIGUOUS (`readings` holds each reading), UNREADABLE (`unread` names the words), ZONE_REQUIRED (`field` timezone).',
       ],
       [
         'rate-limited',
@@ -177,6 +178,9 @@ const bySchedulerCode: Record<SchedulerErrorCode, string> = {
   FORBIDDEN_TARGET: 'forbidden-target',
   QUOTA_EXCEEDED: 'quota-exceeded',
   UNAVAILABLE: 'unavailable',
+  AMBIGUOUS: 'unprocessable',
+  UNREADABLE: 'unprocessable',
+  ZONE_REQUIRED: 'unprocessable',
 };
 
 const GRPC_DEADLINE_EXCEEDED = 4;
@@ -289,6 +293,8 @@ function schedulerProblem(err: SchedulerError, instance: string | undefined): Re
       field: err.field,
       ...(err.code === 'VALIDATION' ? { errors: [{ field: err.field, reason: err.reason }] } : {}),
       ...(err instanceof QuotaExceededError ? { limit: err.limit, current: err.current } : {}),
+      ...(err instanceof InterpretProblemError && err.readings ? { readings: err.readings } : {}),
+      ...(err instanceof InterpretProblemError && err.unread ? { unread: err.unread } : {}),
     },
     slug === 'unavailable' ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {},
   );

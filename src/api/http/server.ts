@@ -12,6 +12,7 @@ import { createApp } from './app.js';
 import { type CalendarPoolOptions, calendarRunner, DEFAULT_CALENDAR_POOL } from './calendar-pool.js';
 import type { ApiMetrics } from './metrics.js';
 import { DEFAULT_READINESS_CACHE_MS, readinessCheck } from './readiness.js';
+import { interpretRoutes } from './routes/interpret.js';
 import { opsRoutes } from './routes/ops.js';
 import { previewRoutes } from './routes/preview.js';
 import { scheduleRoutes } from './routes/schedules.js';
@@ -106,5 +107,6 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   });
   await app.register(scheduleRoutes, { sdkFor, withDeadline });
   await app.register(previewRoutes, { calendar });
+  await app.register(interpretRoutes, { sdkFor });
   return app;
 }

@@ -7,7 +7,7 @@
 
 /** What one request costs, in units of a single read. The README's "Rate limits" table lists them. */
 export const REQUEST_UNIT_COSTS = {
-  read: 1, // GET a schedule, describe, occurrences; a preview (pure calendar work)
+  read: 1, // GET a schedule, describe, occurrences; a preview or an interpret (pure calendar work)
   create: 2, // a start, and with a max_schedules quota a visibility count
   edit: 3, // PATCH: read, update, read back
   action: 2, // trigger, cancel, delete: one update

@@ -107,7 +107,10 @@ describe('scheduler preview', () => {
       '2',
     ]);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n');
+    // The timing in words on top, a blank line, then the table.
+    const [explanation, blank, ...lines] = r.stdout.trim().split('\n');
+    expect(explanation).toMatch(/^every day at 02:30 in America\/New_York/);
+    expect(blank).toBe('');
     expect(lines[0]).toMatch(/at \(UTC\).*local \(America\/New_York\)/);
     expect(lines[2]).toMatch(
       /2027-03-14T07:30:00Z\s+2027-03-14T03:30:00-04:00\s+DST-moved: 02:30 does not exist on 2027-03-14/,

@@ -1,5 +1,7 @@
-// POST /v1/preview: the next runs of a timing, on the API's calendar pool; nothing is created.
+// POST /v1/preview: the next runs of a timing, on the API's calendar pool, and the timing in words
+// (`explanation`); nothing is created.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { explanationOf } from '../../../model/explanation.js';
 import { PreviewRequest, PreviewResult } from '../../../model/http.js';
 import { previewRunsOn } from '../../client.js';
 import { SchedulerError } from '../../errors.js';
@@ -24,7 +26,8 @@ export const previewRoutes: FastifyPluginAsyncZod<PreviewRouteOptions> = async (
     {
       schema: {
         tags: ['preview'],
-        summary: 'The next runs of a timing, with DST and window notes (creates nothing)',
+        summary:
+          'The next runs of a timing, with DST and window notes, and the timing in words (creates nothing)',
         body: PreviewRequest,
         response: { 200: PreviewResult, ...problemResponses(...COMMON_PROBLEMS, 422) },
       },
@@ -42,7 +45,10 @@ export const previewRoutes: FastifyPluginAsyncZod<PreviewRouteOptions> = async (
         after,
         count,
       ).catch(asFromProblem);
-      return { runs };
+      // The rule in words (absent when the explainer cannot say it): after the runs, so a definition the
+      // calendar refuses is refused, not explained.
+      const explanation = explanationOf({ timing, ...options });
+      return { runs, ...(explanation !== undefined ? { explanation } : {}) };
     },
   );
 };
