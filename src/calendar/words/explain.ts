@@ -172,31 +172,16 @@ function ruleWords(body: string): string | undefined {
   if (!hours || !minutes || seconds.length !== 1 || hours.some(Number.isNaN) || minutes.some(Number.isNaN))
     return undefined;
   const byday = p.get('BYDAY')?.split(',');
-  const monthDaysEarly = numbers(p.get('BYMONTHDAY'));
-  const stepped = steppedWords(
-    p,
-    hours,
-    minutes,
-    seconds[0]!,
-    byday,
-    monthDaysEarly,
-    numbers(p.get('BYMONTH')),
-    p.get('BYSETPOS'),
-  );
+  const monthDays = numbers(p.get('BYMONTHDAY'));
+  const months = numbers(p.get('BYMONTH'));
+  const setpos = p.get('BYSETPOS');
+  const stepped = steppedWords(p, hours, minutes, seconds[0]!, byday, monthDays, months, setpos);
   if (stepped) return stepped;
   const at = timesWords(hours, minutes, seconds[0]!);
   if (!at) return undefined;
   const n = Number(p.get('INTERVAL') ?? '1');
-  const monthDays = numbers(p.get('BYMONTHDAY'));
-  const months = numbers(p.get('BYMONTH'));
-  const setpos = p.get('BYSETPOS');
   const plainDays = byday?.every((d) => /^(MO|TU|WE|TH|FR|SA|SU)$/.test(d));
-  const dayList = (days: string[]) => {
-    const key = [...days].sort().join(',');
-    if (key === 'FR,MO,TH,TU,WE') return 'weekday';
-    if (key === 'SA,SU') return 'weekend';
-    return list(days.map((d) => DAY_NAMES[d as Weekday]));
-  };
+  const dayList = (days: string[]) => dayListWords(days, 'one');
   switch (p.get('FREQ')) {
     case 'DAILY':
       if (monthDays || months || setpos) return undefined;
@@ -262,10 +247,15 @@ function steppedWords(
   return `every ${every} from ${hm(slots[0]!)} to ${hm(slots[slots.length - 1]! + step)}${days}`;
 }
 
-function dayListWords(days: string[]): string {
+/**
+ * Days in words: Monday to Friday as "weekday" ("every weekday") or "weekdays" ("on weekdays"), Saturday and
+ * Sunday as "weekend(s)", any other set by name.
+ */
+function dayListWords(days: string[], number: 'one' | 'all' = 'all'): string {
   const key = [...days].sort().join(',');
-  if (key === 'FR,MO,TH,TU,WE') return 'weekdays';
-  if (key === 'SA,SU') return 'weekends';
+  const s = number === 'all' ? 's' : '';
+  if (key === 'FR,MO,TH,TU,WE') return `weekday${s}`;
+  if (key === 'SA,SU') return `weekend${s}`;
   return list(days.map((d) => DAY_NAMES[d as Weekday]));
 }
 
@@ -281,10 +271,7 @@ function cronWords(expression: string): string | undefined {
   if (dom === '*') {
     const days = cronDays(dow);
     if (!days) return undefined;
-    const key = days.join(',');
-    if (key === 'MO,TU,WE,TH,FR') return `every weekday ${at}`;
-    if (key === 'SA,SU') return `every weekend ${at}`;
-    return `every ${list(days.map((d) => DAY_NAMES[d]))} ${at}`;
+    return `every ${dayListWords(days, 'one')} ${at}`;
   }
   if (dow === '*' && /^\d+$/.test(dom) && Number(dom) >= 1 && Number(dom) <= 28)
     return `on the ${englishOrdinal(Number(dom))} of every month ${at}`;

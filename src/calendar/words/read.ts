@@ -422,9 +422,6 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
         }
         return undefined;
       }
-      case 'times': {
-        return undefined;
-      }
       default:
         return undefined;
     }
@@ -524,10 +521,6 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
         return undefined;
       f.monthDays.push(t.v === -1 ? -1 : t.v);
       return ofMonth(c, i + 2, f);
-    }
-    if (t.unit) {
-      // "second" as a unit
-      return undefined;
     }
     return undefined;
   }
@@ -748,7 +741,6 @@ function unitAt(c: Cursor, k: number): Unit | undefined {
   if (t?.k === 'unit') return t.v;
   if (t?.k === 'ord' && t.unit) return t.unit;
   if (t?.k === 'part' && c.raw(k) === 'дня') return 'day';
-  if (t?.k === 'kw' && t.v === 'fortnightly') return undefined;
   return undefined;
 }
 
