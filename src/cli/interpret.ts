@@ -9,7 +9,6 @@
  */
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { CalendarError } from '../calendar/index.js';
 import { Problem, type Problem as ProblemBody } from '../model/http.js';
 import {
   InterpretError,
@@ -19,7 +18,6 @@ import {
   InterpretResult,
   interpret,
 } from '../model/interpret.js';
-import { validationIssue } from '../model/validation.js';
 import { formatTable, type PreviewItem, UsageError } from './preview.js';
 
 export interface InterpretFlags {
@@ -68,7 +66,7 @@ export function buildInterpretRequest(text: string, flags: InterpretFlags): Inte
 
 /**
  * The 422 problem POST /v1/interpret answers for `problem` (src/api/http/problems.ts renders the same
- * from the SDK's InterpretProblemError; test/unit/cli-interpret.test.ts keeps the two equal).
+ * from the SDK's InterpretProblemError; test/unit/interpret-plumbing.test.ts keeps the two equal).
  */
 export function interpretProblemBody(problem: InterpretProblem): ProblemBody {
   return unprocessable(problem.field, problem.reason, {
@@ -77,11 +75,6 @@ export function interpretProblemBody(problem: InterpretProblem): ProblemBody {
     ...(problem.code === 'AMBIGUOUS' ? { readings: problem.readings } : {}),
     ...(problem.code === 'UNREADABLE' ? { unread: problem.unread } : {}),
   });
-}
-
-/** A reading's timing the calendar refused: the API's 422 VALIDATION problem naming the field. */
-function validationBody(field: string | null, reason: string): ProblemBody {
-  return unprocessable(field, reason, { code: 'VALIDATION', field, errors: [{ field, reason }] });
 }
 
 function unprocessable(field: string | null, reason: string, extra: Partial<ProblemBody>): ProblemBody {
@@ -105,13 +98,9 @@ export function readWords(request: InterpretRequest, wallNow: Date): WordsAnswer
   try {
     return { status: 200, body: z.encode(InterpretResult, interpret(request, wallNow)) };
   } catch (err) {
-    let body: ProblemBody;
-    if (err instanceof InterpretError) body = interpretProblemBody(err.problem);
-    else if (err instanceof CalendarError) {
-      const issue = validationIssue(err)!;
-      body = validationBody(issue.field, issue.reason);
-    } else throw err;
-    return { status: 422, body: z.encode(Problem, body) };
+    // the reader answers a reading the calendar refuses as UNREADABLE too (src/model/interpret.ts)
+    if (!(err instanceof InterpretError)) throw err;
+    return { status: 422, body: z.encode(Problem, interpretProblemBody(err.problem)) };
   }
 }
 

@@ -139,7 +139,8 @@ function dstQuestion(
 
 /**
  * Reads `request.text` into one reading, or throws {@link InterpretError} (AMBIGUOUS with every reading,
- * UNREADABLE naming the words, ZONE_REQUIRED). `wallNow` is the caller's clock, used when the request
+ * UNREADABLE naming the words or the calendar's refusal of a reading, ZONE_REQUIRED); a request outside
+ * its contract is a ZodError. `wallNow` is the caller's clock, used when the request
  * gives no `now` (only the boundary reads the clock).
  */
 export function interpret(input: InterpretRequest, wallNow: Date): InterpretResult {
