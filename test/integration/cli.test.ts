@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/toolchain.mjs';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../helpers/cli.js';
 import { type ApiStack, startApiStack } from '../helpers/http-api.js';
 import { eventually } from './support.js';
 
@@ -27,20 +27,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (s) => {
-      stdout += s;
-    },
-    stderr: (s) => {
-      stderr += s;
-    },
-    env: { SCHEDULER_URL: api.base, SCHEDULER_API_KEY: KEY },
-  });
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]) => runCli(argv, { env: { SCHEDULER_URL: api.base, SCHEDULER_API_KEY: KEY } });
 
 /** Runs a command that must succeed and returns its stdout (as JSON with --json). */
 async function ok(...argv: string[]) {
@@ -431,21 +418,8 @@ describe('scheduler preview agrees with POST /v1/preview to the second', () => {
 describe('scheduler interpret and create --when against the real API', () => {
   const NOW = '2026-12-01T10:00:00Z';
 
-  async function run(argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await main(argv, {
-      stdout: (s) => {
-        stdout += s;
-      },
-      stderr: (s) => {
-        stderr += s;
-      },
-      env: { SCHEDULER_URL: api.base, SCHEDULER_API_KEY: KEY },
-      isTTY: false,
-    });
-    return { code, stdout, stderr };
-  }
+  const run = (argv: string[]) =>
+    runCli(argv, { env: { SCHEDULER_URL: api.base, SCHEDULER_API_KEY: KEY }, isTTY: false });
 
   it('interpret --json prints what POST /v1/interpret answers for the same text, zone and now', async () => {
     const cases: Array<[string, string | undefined]> = [

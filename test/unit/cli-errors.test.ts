@@ -9,8 +9,8 @@ import {
   UnavailableError,
 } from '../../src/cli/connection.js';
 import { apiErrorLine, EXIT, exitCodeForStatus, failure } from '../../src/cli/errors.js';
-import { main } from '../../src/cli/main.js';
 import { UsageError } from '../../src/cli/preview.js';
+import { runCli } from '../helpers/cli.js';
 
 const problem = (status: number, code: string, detail: string, field: string | null = null) => ({
   type: `/problems/${code.toLowerCase()}`,
@@ -53,16 +53,8 @@ function fakeFetch(
   return { calls, fetch: fetchImpl as typeof fetch };
 }
 
-async function run(argv: string[], fetchImpl: typeof fetch, env: NodeJS.ProcessEnv = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (s) => {
-      stdout += s;
-    },
-    stderr: (s) => {
-      stderr += s;
-    },
+function run(argv: string[], fetchImpl: typeof fetch, env: NodeJS.ProcessEnv = {}) {
+  return runCli(argv, {
     env: { SCHEDULER_API_KEY: 'test-key', SCHEDULER_URL: 'https://api.test:8080', ...env },
     fetch: fetchImpl,
     readFile: async () => {
@@ -70,7 +62,6 @@ async function run(argv: string[], fetchImpl: typeof fetch, env: NodeJS.ProcessE
     },
     now: () => new Date('2026-11-30T12:00:00Z'),
   });
-  return { code, stdout, stderr };
 }
 
 const schedule = {

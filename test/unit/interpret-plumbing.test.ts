@@ -13,8 +13,8 @@ import { InterpretProblemError, SchedulerError } from '../../src/api/errors.js';
 import { renderProblem } from '../../src/api/http/problems.js';
 import { buildApi } from '../../src/api/http/server.js';
 import type { Reading } from '../../src/calendar/words/index.js';
-import { main } from '../../src/cli/main.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
+import { runCli } from '../helpers/cli.js';
 
 vi.mock('../../src/calendar/words/index.js', () => {
   const read = (timing: Reading['timing'], options: Reading['options'] = {}, notes: string[] = []) => ({
@@ -109,22 +109,13 @@ async function post(path: string, body: unknown, key: string | null = KEY) {
   return { status: response.statusCode, type: response.headers['content-type'], body: response.json() };
 }
 
-async function cli(argv: string[], io: Record<string, unknown> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (s) => {
-      stdout += s;
-    },
-    stderr: (s) => {
-      stderr += s;
-    },
+function cli(argv: string[], io: Parameters<typeof runCli>[1] = {}) {
+  return runCli(argv, {
     env: { SCHEDULER_URL: 'http://127.0.0.1:9', SCHEDULER_API_KEY: KEY },
     now: () => new Date(NOW),
     isTTY: false,
     ...io,
   });
-  return { code, stdout, stderr };
 }
 
 describe('POST /v1/interpret', () => {
