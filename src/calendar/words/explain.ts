@@ -299,20 +299,12 @@ function cronDays(dow: string): Weekday[] | undefined {
  */
 function dstNote(t: Timing, dst: CalendarOptions['dst']): string | undefined {
   if (t.kind !== 'RECURRENCE' && t.kind !== 'CRON') return undefined;
-  const times =
-    t.kind === 'RECURRENCE'
-      ? (() => {
-          const p = ruleParts(t.rule);
-          const hours = numbers(p?.get('BYHOUR'));
-          const minutes = numbers(p?.get('BYMINUTE'));
-          return hours && minutes ? hours.flatMap((h) => minutes.map((m) => h * 60 + m)) : [];
-        })()
-      : (() => {
-          const [min, hour] = t.expression.trim().split(/\s+/);
-          const hours = /^\d+(,\d+)*$/.test(hour ?? '') ? numbers(hour) : undefined;
-          const minutes = /^\d+(,\d+)*$/.test(min ?? '') ? numbers(min) : undefined;
-          return hours && minutes ? hours.flatMap((h) => minutes.map((m) => h * 60 + m)) : [];
-        })();
+  const [cronMinutes, cronHours] = t.kind === 'CRON' ? t.expression.trim().split(/\s+/) : [];
+  const fixedList = (v: string | undefined) => (/^\d+(,\d+)*$/.test(v ?? '') ? numbers(v) : undefined);
+  const parts = t.kind === 'RECURRENCE' ? ruleParts(t.rule) : undefined;
+  const hours = t.kind === 'RECURRENCE' ? numbers(parts?.get('BYHOUR')) : fixedList(cronHours);
+  const minutes = t.kind === 'RECURRENCE' ? numbers(parts?.get('BYMINUTE')) : fixedList(cronMinutes);
+  const times = hours && minutes ? hours.flatMap((h) => minutes.map((m) => h * 60 + m)) : [];
   if (times.length === 0) return undefined;
   let zone: Zone;
   try {
