@@ -2,7 +2,7 @@
 // explanation back gives a timing with the same runs; a rule the words cannot say is given as itself.
 import { DAY, MINUTE } from '../floating.js';
 import type { CalendarOptions, Timing, Weekday } from '../timing.js';
-import { Zone } from '../zone.js';
+import { checkZone, type Zone, zoneFor } from '../zone.js';
 import { englishOrdinal, MONTH_NAMES } from './en.js';
 
 const DAY_NAMES: Record<Weekday, string> = {
@@ -308,7 +308,7 @@ function dstNote(t: Timing, dst: CalendarOptions['dst']): string | undefined {
   if (times.length === 0) return undefined;
   let zone: Zone;
   try {
-    zone = new Zone(t.timezone);
+    zone = zoneFor(checkZone('timezone', t.timezone));
   } catch {
     return undefined;
   }

@@ -7,7 +7,7 @@ import { compileCalendar } from '../engine.js';
 import { CalendarError } from '../errors.js';
 import { DAY, daysInMonth, formatInstantAt, isoWeekday, partsOf, wallFrom } from '../floating.js';
 import type { CalendarOptions, Timing, Weekday } from '../timing.js';
-import { checkZone, Zone, zoneRules } from '../zone.js';
+import { checkZone, zoneFor, zoneRules } from '../zone.js';
 import { english, englishOrdinal, MONTH_NAMES } from './en.js';
 import type { Lexicon, PartOfDay, Unit } from './lexicon.js';
 import { russian } from './ru.js';
@@ -1011,7 +1011,7 @@ const localIso = (wall: number) => {
 };
 
 function instantOfWall(zone: string, wall: number): string {
-  const z = new Zone(zone);
+  const z = zoneFor(zone);
   const r = resolveWall(z, wall, DEFAULT_DST).resolved[0];
   const at = r?.instant ?? wall - z.offsetAt(wall);
   return formatInstantAt(at, z.offsetAt(at));
@@ -1039,7 +1039,7 @@ function resolveDate(
     case 'relative':
       return clock.today + d.days * DAY;
     case 'dst-change': {
-      const change = new Zone(clock.zone).changeAfter(clock.nowMs);
+      const change = zoneFor(clock.zone).changeAfter(clock.nowMs);
       if (!change) throw new Unreadable(`${clock.zone} does not change its clocks`);
       const day = Math.floor((change.at + change.before) / DAY) * DAY;
       notes.push(
