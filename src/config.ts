@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '../scripts/toolchain.mjs';
 import { classifyAddress } from './model/network-address.js';
+import { DEFAULT_ARM_LEAD_MS } from './model/views.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -68,6 +69,17 @@ export const EnvironmentSchema = z.object({
   /** How often a worker looks for schedules behind its tz database (after one check at start). */
   SCHEDULER_TZ_CHECK_INTERVAL_S: z.coerce.number().int().min(10).default(600),
   /** An active schedule whose next run is older than this many seconds counts as overdue. */
+  /**
+   * How long before its slot a recurring ALLOW JOB is started with a delay to its instant (armed), so that
+   * at the instant the server alone begins it; also how long before the job begins its target was last
+   * checked against the tenant policy. 0: never armed (each job started at its instant).
+   */
+  SCHEDULER_ARM_LEAD_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(DEFAULT_ARM_LEAD_MS / 1000),
   SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
   SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   /** Which parts this process runs: both (default), or one, to scale workers and API separately. */

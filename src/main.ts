@@ -140,6 +140,7 @@ async function main(): Promise<void> {
         client,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         jobTaskQueue: env.SCHEDULER_JOB_TASK_QUEUE,
+        armLeadMs: env.SCHEDULER_ARM_LEAD_S * 1000,
         host: env.SCHEDULER_API_HOST,
         port: env.SCHEDULER_API_PORT,
         dataDir: env.SCHEDULER_DATA_DIR,

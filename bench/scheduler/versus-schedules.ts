@@ -3,7 +3,7 @@
  * own fresh Temporal dev server (temp SQLite file, so its size can be measured at the end).
  *
  *   node --import tsx bench/scheduler/versus-schedules.ts [--schedules 1000] [--side both|ours|temporal]
- *        [--concurrency 20] [--lead <s>] [--deadline <s>] [--jitter PT30S] [--history-sample 1000]
+ *        [--concurrency 20] [--lead <s>] [--arm-lead <s>] [--deadline <s>] [--jitter PT30S] [--history-sample 1000]
  *        [--idle] [--idle-months 1] [--idle-window 60] [--creates-only] [--rounds 3]
  *        [--worker-tuning '<WorkerOptions JSON over src/worker.ts's tuning>'] [--profile <dir>]
  *   (or: npm run bench:schedules -- --schedules 1000)
@@ -11,16 +11,19 @@
  * Burst (default): N recurring schedules whose cron spec (`m h * * *`, UTC) is due at the same minute T,
  * created at `--concurrency` before T. Temporal's side: `client.schedule.create` with that cron spec and
  * the action startWorkflow `noopJob` on the job queue (overlap ALLOW_ALL). Our side: the SDK's `create`
- * (CRON timing, JOB target `noopJob`, overlap ALLOW). Processes: the dev server, a job worker process
+ * (CRON timing, JOB target `noopJob`, overlap ALLOW; armed `--arm-lead` seconds ahead, the product's default
+ * unless given, 0: started at the instant). Processes: the dev server, a job worker process
  * (test/fixtures/worker-process.ts, ROLES=jobs) and, ours only, a scheduler worker process (ROLES=scheduler,
  * tuned by src/worker.ts); this bench is the client. The burst ends once every expected job workflow has
  * COMPLETED (counted from the job side, visibility, polled every second). Reported per side:
- * - lateness: the job workflow's start time (visibility) − its slot (with --jitter: − the slot's jittered
- *   fire time), p50/p95/p99/max; fires, slots lost (no job) and doubled (more than one job);
- * - CPU (user+sys from /proc) of the dev server, the scheduler worker and the job worker, from 5 s before
- *   T to the end of the burst, and the scheduler worker's RSS (now / peak);
+ * - lateness: when the job's code began (its first workflow task started) − its slot (with --jitter: − the
+ *   slot's jittered fire time), p50/p95/p99/max — not its start time, which an armed job has before its
+ *   slot; fires, slots lost (no job) and doubled (more than one job);
+ * - CPU (user+sys from /proc) of the dev server, the scheduler worker and the job worker, from the arm
+ *   lead + 5 s before T (on both sides, so that our arming is counted) to the end of the burst, and the
+ *   scheduler worker's RSS (now / peak);
  * - history events per fire of the schedule's own workflow (ours: the schedule workflow; Temporal's:
- *   `temporal-sys-scheduler:<id>`), the events with a time from 1 s before T on, fetched 5 s after the
+ *   `temporal-sys-scheduler:<id>`), the events from the start of that window on, fetched 5 s after the
  *   burst, over `--history-sample` schedules;
  * - creates/s;
  * - the dev server's persistence calls by operation over the same window (count and time per fire), read
@@ -43,9 +46,11 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
 import { findTemporalCli } from '../../scripts/toolchain.mjs';
+import { SchedulerClient } from '../../src/api/client.js';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { computeSlots } from '../../src/model/slots.js';
+import { DEFAULT_ARM_LEAD_MS } from '../../src/model/views.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { schedulerWorkerTuning } from '../../src/worker.js';
 import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
@@ -54,6 +59,7 @@ import {
   pool,
   procStats,
   quantile,
+  SCHEDULER_QUEUE,
   type Stack,
   startStack,
   startWorker,
@@ -70,7 +76,11 @@ const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', 
   concurrency: integer(20, 'creates in flight'),
   lead: decimal(
     undefined,
-    'at least this many seconds from the start of creation to T (default 30 + schedules / 25)',
+    'at least this many seconds from the start of creation to T (default 30 + schedules / 25, plus the arm lead)',
+  ),
+  'arm-lead': decimal(
+    DEFAULT_ARM_LEAD_MS / 1000,
+    'our side: seconds before its slot a job is armed (SCHEDULER_ARM_LEAD_S; 0: started at the instant)',
   ),
   jitter: text('ISO 8601 jitter of our side, e.g. PT30S'),
   'history-sample': integer(1000, 'schedules whose history is read'),
@@ -105,8 +115,13 @@ const SIDES: Side[] = [
   ...(args.side === 'both' ? (['ours', 'temporal'] as const) : [args.side]),
   ...(args['armed-floor'] ? (['armed'] as const) : []),
 ];
-// Lead time before T: creation must end before it (a slot created after T is tomorrow's).
-const LEAD_S = args.lead ?? 30 + N / 25;
+/** Our side's arm lead: its work for T begins this long before T (and the CPU window with it). */
+const ARM_LEAD_MS = args['arm-lead'] * 1000;
+// Lead time before T: creation must end before it (a slot created after T is tomorrow's), and before our
+// side's arming begins, so that arming is measured in the window and not inside the creation.
+const LEAD_S = args.lead ?? 30 + N / 25 + ARM_LEAD_MS / 1000;
+/** The measured window opens this long before T on both sides: ours arms ahead from it. */
+const WINDOW_BEFORE_T_MS = ARM_LEAD_MS + 5000;
 const JITTER = args.jitter;
 const HISTORY_SAMPLE = args['history-sample'];
 /** How long after T the burst may take before the side is reported as not finished. */
@@ -190,6 +205,14 @@ async function startSide(
     ...(SERVER_CONFIG ? { dynamicConfig: SERVER_CONFIG } : {}),
   });
   log(`${side}: dev server ${stack.server.address} (db in ${stack.dir})`);
+  // The product's client, with the lead this run measures (the default unless --arm-lead says otherwise).
+  (stack as { sdk: SchedulerClient }).sdk = new SchedulerClient({
+    client: stack.client,
+    taskQueue: SCHEDULER_QUEUE,
+    jobTaskQueue: JOB_QUEUE,
+    principal: { tenant_id: TENANT, owner_ref: 'ops' },
+    armLeadMs: ARM_LEAD_MS,
+  });
   const [jobs, schedulerWorker] = await Promise.all([
     startWorker(stack, { ROLES: 'jobs' }),
     side === 'ours'
@@ -315,9 +338,11 @@ async function burst(side: Side): Promise<BurstResult> {
     log(
       `${side}: created in ${(createMs / 1000).toFixed(1)} s (${(N / (createMs / 1000)).toFixed(1)}/s); ${((T - Date.now()) / 1000).toFixed(0)} s until T`,
     );
-    if (Date.now() > T - 5000)
-      throw new Error(`${side}: creation ended after T − 5 s: the burst is not in one minute (raise --lead)`);
-    await sleep(T - Date.now() - 5000);
+    if (Date.now() > T - WINDOW_BEFORE_T_MS)
+      throw new Error(
+        `${side}: creation ended inside the measured window (T − arm lead − 5 s): raise --lead`,
+      );
+    await sleep(T - Date.now() - WINDOW_BEFORE_T_MS);
     const cpuBefore = cpuOf(procs);
     const persistenceBefore = await scrapePersistence(metricsPort);
     const profiled = PROFILE_DIR && schedulerWorker ? schedulerWorker : undefined;
@@ -392,23 +417,21 @@ async function burst(side: Side): Promise<BurstResult> {
       jobsBySlot.set(key, [...(jobsBySlot.get(key) ?? []), wf.startTime.getTime()]);
       jobIds.set(key, [...(jobIds.get(key) ?? []), wf.workflowId]);
     }
-    // When each job's code began: its first workflow task started − the slot. The same measure on every
-    // side; a job started ahead with a start delay (the armed side) has a start time before its slot.
-    const began = (
-      await pool(
-        ids.flatMap((id) => jobIds.get(`${id} ${T}`) ?? []),
-        CONCURRENCY,
-        async (workflowId) => {
-          const h = await retry(`job history ${workflowId}`, () =>
-            client.workflow.getHandle(workflowId).fetchHistory(),
-          );
-          const first = (h.events ?? []).find((e) => eventName(e) === 'workflowTaskStarted');
-          return first ? tsMs(first.eventTime) - T : Number.NaN;
-        },
-      )
-    )
-      .filter(Number.isFinite)
-      .sort((a, b) => a - b);
+    // When each job's code began: its first workflow task started (epoch ms). The same measure on every
+    // side; a job started ahead with a start delay (armed) has a start time before its slot.
+    const begunAt = new Map<string, number>();
+    await pool(
+      ids.flatMap((id) => jobIds.get(`${id} ${T}`) ?? []),
+      CONCURRENCY,
+      async (workflowId) => {
+        const h = await retry(`job history ${workflowId}`, () =>
+          client.workflow.getHandle(workflowId).fetchHistory(),
+        );
+        const first = (h.events ?? []).find((e) => eventName(e) === 'workflowTaskStarted');
+        if (first) begunAt.set(workflowId, tsMs(first.eventTime));
+      },
+    );
+    const began = [...begunAt.values()].map((at) => at - T).sort((a, b) => a - b);
     // When each schedule's slot T was due to fire: T, or T + its jitter.
     const fireAt = new Map<string, number>();
     let jitterMismatches: number | null = null;
@@ -450,9 +473,12 @@ async function burst(side: Side): Promise<BurstResult> {
       if (starts.length === 0) lost += 1;
       if (starts.length > 1) doubled += 1;
       fires += starts.length;
-      for (const s of starts) {
-        lateness.push(s - (fireAt.get(id) ?? T));
-        spread.push(s - T);
+      // Lateness is when the job began, not when it was started: an armed job is started before its slot.
+      for (const workflowId of jobIds.get(`${id} ${T}`) ?? []) {
+        const at = begunAt.get(workflowId);
+        if (at === undefined) continue;
+        lateness.push(at - (fireAt.get(id) ?? T));
+        spread.push(at - T);
       }
     }
     lateness.sort((a, b) => a - b);
@@ -464,7 +490,7 @@ async function burst(side: Side): Promise<BurstResult> {
       const h = await retry(`history ${id}`, () =>
         client.workflow.getHandle(ownWorkflowId(side, id)).fetchHistory(),
       );
-      return (h.events ?? []).filter((e) => tsMs(e.eventTime) >= T - 1000);
+      return (h.events ?? []).filter((e) => tsMs(e.eventTime) >= T - WINDOW_BEFORE_T_MS);
     });
     const byType = new Map<string, number>();
     for (const events of histories)
@@ -489,7 +515,7 @@ async function burst(side: Side): Promise<BurstResult> {
       fires,
       lost,
       doubled,
-      lateness: side === 'armed' ? began : lateness,
+      lateness,
       began,
       spread,
       jitterMismatches,

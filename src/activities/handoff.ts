@@ -56,6 +56,16 @@ export interface JobStartRequest {
    * answers a repeated start with this request ID with the run that the first attempt started.
    */
   requestId: string;
+  /**
+   * Armed ahead of its slot (PATCHES.ARMED_HANDOFFS): the instant the server begins the job at (the start
+   * carries the delay to it from this attempt's clock); absent, or passed: at once.
+   */
+  beginAt?: string;
+  /**
+   * The slot's earlier armed job was disarmed (terminated before it began): its ID may be used again. Any
+   * other closed job under the ID still refuses the start.
+   */
+  reuseDisarmed?: boolean;
 }
 
 export interface JobStartResult {
@@ -136,13 +146,24 @@ function forbiddenTarget(verdict: Extract<TargetVerdict, { allowed: false }>): A
   });
 }
 
-/** The client's start options for a JOB; IDs are never reused, and every attempt carries one request ID. */
+/** Measured when the start is sent, so that the activity's own wait does not make the job late. */
+function startDelayTo(beginAt: string | undefined): Pick<WorkflowStartOptions, 'startDelay'> {
+  const delayMs = beginAt === undefined ? 0 : Date.parse(beginAt) - Date.now();
+  return delayMs > 0 ? { startDelay: delayMs } : {};
+}
+
+/**
+ * The client's start options for a JOB; IDs are never reused (but for a disarmed slot's, whose job never
+ * ran), and every attempt carries one request ID.
+ */
 function jobStartOptionsOf(request: JobStartRequest): WorkflowStartOptions {
   const options: WorkflowStartOptions = {
     workflowId: request.workflowId,
     taskQueue: request.taskQueue,
     args: [request.occurrence],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    // A terminated run counts as failed: the disarmed job is the only closed run a re-arm meets.
+    workflowIdReusePolicy: request.reuseDisarmed ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
+    ...startDelayTo(request.beginAt),
     workflowIdConflictPolicy: 'FAIL',
     typedSearchAttributes: reviveSearchAttributes(request.searchAttributes),
     staticSummary: request.staticSummary,

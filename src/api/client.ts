@@ -53,7 +53,13 @@ import {
   type SlotSpec,
 } from '../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../model/tenant-policy.js';
-import { DELETED_VISIBLE_STATUS, isTerminal, newScheduleDocument } from '../model/views.js';
+import {
+  DEFAULT_ARM_LEAD_MS,
+  DELETED_VISIBLE_STATUS,
+  describedAsOf,
+  isTerminal,
+  newScheduleDocument,
+} from '../model/views.js';
 import { zonesOf } from '../model/zones.js';
 import {
   backfillUpdate,
@@ -117,6 +123,11 @@ export interface SchedulerClientOptions {
   taskQueue: string;
   /** Task queue for JOB targets that name none (where the deployment's job workers poll). */
   jobTaskQueue: string;
+  /**
+   * How long before its slot a new recurring ALLOW JOB schedule starts each job, with a delay to its instant
+   * (armed: at the instant the server alone begins it). Default DEFAULT_ARM_LEAD_MS; 0: never armed.
+   */
+  armLeadMs?: number;
   principal: Principal;
   /**
    * The tenant policy in force (src/model/tenant-policy.ts; a function, so a reloaded file takes effect):
@@ -667,6 +678,7 @@ export class SchedulerClient {
             // The calendar's first batch, as the slot activity would compute it: the schedule knows its
             // next runs from its first workflow task.
             firstBatch,
+            armLeadMs: this.options.armLeadMs ?? DEFAULT_ARM_LEAD_MS,
           },
         ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -752,7 +764,8 @@ export class SchedulerClient {
     const description = await this.read(scheduleId, () =>
       retry(() => this.handle(scheduleId).query(describeQuery), STALE_CLOCK_RETRY),
     );
-    return { ...description, schedule: withExplanation(description.schedule) };
+    const asOfNow = describedAsOf(description, Date.parse(await this.now()));
+    return { ...asOfNow, schedule: withExplanation(asOfNow.schedule) };
   }
 
   async get(scheduleId: string): Promise<Schedule> {

@@ -149,6 +149,7 @@ export type ScheduleIdentity = z.infer<typeof ScheduleIdentity>;
 export const OccurrenceStatus = z.enum([
   'QUEUED', // waiting for the previous occurrence (overlap QUEUE / COALESCE)
   'DISPATCHING', // handoff in progress (retrying transient failures under the same key)
+  'ARMED', // a JOB started ahead with a start delay: the server begins it at fire_at (not yet begun)
   'RUNNING', // handed off; the target has not finished (or its completion is not watched)
   'HANDED_OFF', // handed off; completion not tracked for this target
   'COMPLETED', // the target finished successfully

@@ -1,7 +1,15 @@
 // Views of model values as plain functions without zod: the schedule workflow imports them, and a workflow
 // bundle that reached zod would carry every contract schema into each workflow's context (measured in
 // bench/scheduler/versus-schedules.ts: a 2.9 MB bundle instead of 1.6 MB, set up per cached workflow).
-import type { NextRun, Schedule, ScheduleIdentity, ScheduleSpec, ScheduleStatus } from './contracts.js';
+import type {
+  NextRun,
+  Occurrence,
+  Schedule,
+  ScheduleDescription,
+  ScheduleIdentity,
+  ScheduleSpec,
+  ScheduleStatus,
+} from './contracts.js';
 
 /** A calendar slot as the API shows it. */
 export function toNextRun(slot: {
@@ -88,3 +96,37 @@ export const newScheduleDocument = (
     ownerRevokedAt: null,
     deletedAt: null,
   });
+
+/**
+ * How long before its slot a recurring ALLOW JOB is armed (started with a delay to its instant) unless the
+ * deployment says otherwise (SCHEDULER_ARM_LEAD_S); also how long before a job begins its target is last
+ * checked against the tenant policy.
+ */
+export const DEFAULT_ARM_LEAD_MS = 120_000;
+
+/**
+ * A schedule's own answer as of `nowMs`: an armed job whose instant passed has begun (the server starts it
+ * then; the schedule records it at its next wake, which may be a lead before its next slot), so it shows
+ * HANDED_OFF, counts as the last run, and leaves the next runs.
+ */
+export function describedAsOf(d: ScheduleDescription, nowMs: number): ScheduleDescription {
+  const begun = (o: Occurrence) => o.status === 'ARMED' && Date.parse(o.fire_at) <= nowMs;
+  if (!d.recent_occurrences.some(begun)) return d;
+  let lastRunAt = d.schedule.last_run_at;
+  const recent = d.recent_occurrences.map((o) => {
+    if (!begun(o)) return o;
+    if (!lastRunAt || Date.parse(lastRunAt) < Date.parse(o.fire_at)) lastRunAt = o.fire_at;
+    return { ...o, status: 'HANDED_OFF' as const, finished_at: o.fire_at };
+  });
+  const nextRuns = d.next_runs.filter((r) => Date.parse(r.fire_at) > nowMs);
+  const nextRunAt =
+    d.schedule.next_run_at && Date.parse(d.schedule.next_run_at) <= nowMs
+      ? (nextRuns[0]?.fire_at ?? null)
+      : d.schedule.next_run_at;
+  return {
+    ...d,
+    schedule: { ...d.schedule, last_run_at: lastRunAt, next_run_at: nextRunAt },
+    recent_occurrences: recent,
+    next_runs: nextRuns,
+  };
+}

@@ -133,6 +133,9 @@ export class SchedulerTestEnv {
       principal,
       tenantPolicy: () => this.tenantPolicy,
       clock: () => this.nowMs(),
+      // The time-skipping server does not begin a delayed start when it skips time (it began one 2 h
+      // late, when a later timer woke it): jobs start at their instant here, as with SCHEDULER_ARM_LEAD_S=0.
+      armLeadMs: 0,
     });
   }
 

@@ -18,6 +18,16 @@ export const OCCURRENCE_COUNTERS: Record<keyof ScheduleCounters, { name: string;
   },
 };
 
+/**
+ * Armed jobs terminated before they began (PATCHES.ARMED_HANDOFFS): each was counted fired when armed, so
+ * fired minus disarmed is the schedule's own `fired`.
+ */
+export function countDisarmed(labels: MetricLabels): void {
+  metricMeter
+    .createCounter('scheduler_occurrences_disarmed', undefined, 'armed jobs terminated before they began')
+    .add(1, { ...labels });
+}
+
 export const LATENESS_HISTOGRAM = 'scheduler_occurrence_lateness_seconds';
 
 export interface MetricLabels {

@@ -78,6 +78,13 @@ export const PATCHES = {
     release: 'v0.6.0',
     asked: 'at the top of every pass of the loop until true (askEachPass), after BOUNDED_HANDOFFS',
   },
+  ARMED_HANDOFFS: {
+    id: 'v0.8-armed-handoffs',
+    effect:
+      'a recurring ALLOW JOB is started ahead of its slot with a start delay to its instant (armLeadMs); pause, edit, cancel and revocation disarm what has not begun',
+    release: 'v0.8.0',
+    asked: 'at the top of every pass of the loop until true (askEachPass), after TZ_HORIZON',
+  },
 } as const;
 
 /**
@@ -116,6 +123,7 @@ export class PatchesAskedEachPass {
   targetsBound = false;
   handoffsBounded = false;
   tzHorizon = false;
+  armedHandoffs = false;
 
   constructor(private readonly behaviour: Behaviour) {}
 
@@ -124,6 +132,7 @@ export class PatchesAskedEachPass {
     if (!this.targetsBound) this.targetsBound = wf.patched(PATCHES.TARGETS_BOUND.id);
     if (!this.handoffsBounded) this.handoffsBounded = wf.patched(PATCHES.BOUNDED_HANDOFFS.id);
     if (!this.tzHorizon) this.tzHorizon = wf.patched(PATCHES.TZ_HORIZON.id);
+    if (!this.armedHandoffs) this.armedHandoffs = wf.patched(PATCHES.ARMED_HANDOFFS.id);
   }
 }
 

@@ -289,3 +289,45 @@ export function movedSlots(
     (d) => !kept.has(d.scheduledFor) && (exhausted || Date.parse(d.scheduledFor) <= lastMs),
   ).length;
 }
+
+/** FNV-1a over a string's UTF-16 code units: a stable spread, the same on every worker and in replay. */
+function spreadOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return hash / 0x1_0000_0000;
+}
+
+/**
+ * When a slot is armed (PATCHES.ARMED_HANDOFFS): between `leadMs` and half of it before its instant, at a
+ * point fixed per schedule (`spreadKey`), so that schedules due at one instant arm over half the lead
+ * instead of all at once.
+ */
+export const armAtMs = (fireAtMs: number, leadMs: number, spreadKey: string): number =>
+  fireAtMs - leadMs + Math.floor(spreadOf(spreadKey) * (leadMs / 2));
+
+export interface ArmingFacts<S extends SlotLike> {
+  /** The buffered slots, none of them due. */
+  buffer: readonly S[];
+  nowMs: number;
+  leadMs: number;
+  spreadKey: string;
+  /** At most this many armed in one pass. */
+  limit: number;
+}
+
+/**
+ * The slots to arm now: none until the first one's arming point is reached; then every slot due within the
+ * lead, so that a frequent schedule arms several in one task and no armed job waits longer than the lead.
+ */
+export function slotsToArm<S extends SlotLike>(f: ArmingFacts<S>): S[] {
+  const first = f.buffer[0];
+  if (!first || f.leadMs <= 0) return [];
+  if (armAtMs(Date.parse(first.fireAt), f.leadMs, f.spreadKey) > f.nowMs) return [];
+  const armed: S[] = [];
+  for (const slot of f.buffer) {
+    const fireAtMs = Date.parse(slot.fireAt);
+    if (fireAtMs <= f.nowMs || fireAtMs - f.nowMs > f.leadMs || armed.length >= f.limit) break;
+    armed.push(slot);
+  }
+  return armed;
+}

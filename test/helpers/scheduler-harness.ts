@@ -91,12 +91,19 @@ export class SchedulerHarness {
   }
 
   /** `tenantPolicy`: what the SDK checks at create (default none, as an SDK embedded with credentials). */
-  sdk(tenant = 'acme', owner = 'ops', options: { tenantPolicy?: () => TenantPolicy } = {}): SchedulerClient {
+  sdk(
+    tenant = 'acme',
+    owner = 'ops',
+    options: { tenantPolicy?: () => TenantPolicy; armLeadMs?: number } = {},
+  ): SchedulerClient {
     return new SchedulerClient({
       client: this.env.client,
       taskQueue: SCHEDULER_QUEUE,
       jobTaskQueue: JOB_QUEUE,
       principal: { tenant_id: tenant, owner_ref: owner },
+      // Jobs start at their instant: the time-skipping server does not begin a delayed start when it skips
+      // time (src/testing/index.ts); armed hand-offs are tested on the dev server (test/integration/armed).
+      armLeadMs: 0,
       ...options,
       // The test server's clock, which time skipping moves ahead of this machine's.
       clock: () => this.now(),

@@ -177,7 +177,12 @@ describe('SchedulerClient reads that need the worker', () => {
   const refusal = () =>
     new Error(`${STALE_CLOCK_REFUSAL}: history events 223-225 arrived without a workflow task`);
   // describe passes the workflow's answer through; only its identity matters here.
-  const described = () => ({ schedule: { schedule_id: 'r1' } }) as ScheduleDescription;
+  const described = () =>
+    ({
+      schedule: { schedule_id: 'r1' },
+      recent_occurrences: [],
+      next_runs: [],
+    }) as unknown as ScheduleDescription;
 
   it('a query refused on a stale clock is asked again, and answered', async () => {
     let asked = 0;

@@ -98,27 +98,44 @@ describe('PatchesAskedEachPass', () => {
       inertLocalStarts: true,
     });
     each.askAtTopOfPass();
-    expect(asked).toEqual([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON]);
+    expect(asked).toEqual([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON, P.ARMED_HANDOFFS]);
     present = new Set([P.TARGETS_BOUND]);
     each.askAtTopOfPass();
-    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: false, tzHorizon: false });
+    expect(each).toMatchObject({
+      targetsBound: true,
+      handoffsBounded: false,
+      tzHorizon: false,
+      armedHandoffs: false,
+    });
     present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS]);
     each.askAtTopOfPass();
     present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON]);
+    each.askAtTopOfPass();
+    present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON, P.ARMED_HANDOFFS]);
     each.askAtTopOfPass();
     each.askAtTopOfPass();
     expect(asked).toEqual([
       P.TARGETS_BOUND,
       P.BOUNDED_HANDOFFS,
       P.TZ_HORIZON,
+      P.ARMED_HANDOFFS,
       P.TARGETS_BOUND,
       P.BOUNDED_HANDOFFS,
       P.TZ_HORIZON,
+      P.ARMED_HANDOFFS,
       P.BOUNDED_HANDOFFS,
       P.TZ_HORIZON,
+      P.ARMED_HANDOFFS,
       P.TZ_HORIZON,
+      P.ARMED_HANDOFFS,
+      P.ARMED_HANDOFFS,
     ]);
-    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: true, tzHorizon: true });
+    expect(each).toMatchObject({
+      targetsBound: true,
+      handoffsBounded: true,
+      tzHorizon: true,
+      armedHandoffs: true,
+    });
   });
 
   it('a run with local activities never asks them', () => {
@@ -131,7 +148,12 @@ describe('PatchesAskedEachPass', () => {
     });
     each.askAtTopOfPass();
     expect(asked).toEqual([]);
-    expect(each).toMatchObject({ targetsBound: false, handoffsBounded: false, tzHorizon: false });
+    expect(each).toMatchObject({
+      targetsBound: false,
+      handoffsBounded: false,
+      tzHorizon: false,
+      armedHandoffs: false,
+    });
   });
 
   it('every ID in the table is distinct and names its first histories folder', () => {

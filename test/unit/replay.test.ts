@@ -55,6 +55,8 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.5.2')?.length).toBeGreaterThanOrEqual(20);
     // v0.6.0: with the tz horizon (every earlier scenario again, and three of the horizon and recompute).
     expect(releases.get('v0.6.0')?.length).toBeGreaterThanOrEqual(23);
+    // v0.8.0: with armed hand-offs (every earlier scenario again, and eight of arming and disarming).
+    expect(releases.get('v0.8.0')?.length).toBeGreaterThanOrEqual(31);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -388,5 +390,63 @@ describe('recorded histories of the v0.6.0 patch: the tz horizon', () => {
     const events = named('v0.6.0', 'tz-sparse');
     // No batch activity at creation (the SDK computed the first), one a week before the slot.
     expect(slotBatches(events)).toHaveLength(1);
+  });
+});
+
+describe('recorded histories of the v0.8.0 patch: armed hand-offs', () => {
+  type Events = readonly HistoryEvent[];
+  const activities = (events: Events, name: string) =>
+    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
+  const tasks = (events: Events) => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
+  const jobStarts = (events: Events) =>
+    events.filter(isLocalActivityMarker).length + activities(events, 'startJobWorkflow').length;
+  const ms = (e: HistoryEvent) =>
+    Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
+  const HOUR = 3_600_000;
+
+  it('v0.6.0 predates it; every v0.8.0 history carries it, and every earlier scenario was recorded again', () => {
+    for (const file of inRelease('v0.6.0'))
+      expect(markerText(decode(file))).not.toContain(PATCHES.ARMED_HANDOFFS.id);
+    for (const file of inRelease('v0.8.0'))
+      expect(markerText(decode(file)), basename(file)).toContain(PATCHES.ARMED_HANDOFFS.id);
+    const names = (release: string) => inRelease(release).map((f) => basename(f, '.binpb.gz'));
+    expect(names('v0.8.0')).toEqual(expect.arrayContaining(names('v0.6.0')));
+    expect(names('v0.8.0')).toEqual(expect.arrayContaining(['armed-hourly', 'armed-pause', 'armed-edit']));
+  });
+
+  it('an armed hourly schedule wakes only at its arming points, between the lead and half of it before a slot', () => {
+    const events = named('v0.8.0', 'armed-hourly');
+    const fired = events.filter((e) => e.timerFiredEventAttributes).map(ms);
+    expect(fired.length).toBeGreaterThanOrEqual(3);
+    for (const at of fired) {
+      const ahead = Math.ceil(at / HOUR) * HOUR - at;
+      expect(ahead).toBeGreaterThanOrEqual(60_000);
+      expect(ahead).toBeLessThanOrEqual(120_000);
+    }
+    // One task per slot (each job started inertly in the task that arms it), one at creation, one at cancel.
+    expect(tasks(events)).toBeLessThanOrEqual(jobStarts(events) + 2);
+  });
+
+  it('a frequent schedule arms several slots per task', () => {
+    const events = named('v0.8.0', 'armed-frequent');
+    expect(jobStarts(events)).toBeGreaterThanOrEqual(36);
+    expect(tasks(events)).toBeLessThan(jobStarts(events));
+  });
+
+  it('a pause, an edit, a revocation and a cancel inside the lead each disarm the armed job', () => {
+    for (const name of ['armed-pause', 'armed-edit', 'armed-revoked', 'armed-cancel'])
+      expect(activities(named('v0.8.0', name), 'disarmJob'), name).toHaveLength(1);
+  });
+
+  it('an armed run continues as new carrying its lead and what it armed', () => {
+    const first = named('v0.8.0', 'armed-continue-first-run');
+    const continued = first.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)!;
+    const input = JSON.parse(
+      Buffer.from(
+        continued.workflowExecutionContinuedAsNewEventAttributes!.input!.payloads![0]!.data!,
+      ).toString(),
+    );
+    expect(input.armLeadMs).toBe(120_000);
+    expect(input.state.armed.length).toBeGreaterThan(0);
   });
 });

@@ -15,6 +15,8 @@ export interface ServeApiOptions {
   client: Client;
   taskQueue: string;
   jobTaskQueue: string;
+  /** SchedulerClientOptions.armLeadMs. */
+  armLeadMs?: number;
   host: string;
   port: number;
   dataDir: string;
@@ -99,6 +101,7 @@ function apiDependencies(options: ServeApiOptions, ring: () => KeyRing): ApiDepe
     client: options.client,
     taskQueue: options.taskQueue,
     jobTaskQueue: options.jobTaskQueue,
+    ...(options.armLeadMs !== undefined ? { armLeadMs: options.armLeadMs } : {}),
     keys: ring,
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,

@@ -29,6 +29,8 @@ export interface ApiDependencies {
   taskQueue: string;
   /** Where JOB targets without a task_queue start. */
   jobTaskQueue: string;
+  /** SchedulerClientOptions.armLeadMs. */
+  armLeadMs?: number;
   /** The current API keys; a function, so a reloaded key file takes effect without a restart. */
   keys: () => KeyRing;
   /** Failed authentications a minute from one client address before it is answered 429; 0: no limit. */
@@ -82,6 +84,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       client: deps.client,
       taskQueue: deps.taskQueue,
       jobTaskQueue: deps.jobTaskQueue,
+      ...(deps.armLeadMs !== undefined ? { armLeadMs: deps.armLeadMs } : {}),
       principal: request.principal!,
       tenantPolicy: deps.tenantPolicy,
       // The SDK's own read deadline would replace the request's: keep them the same.

@@ -58,20 +58,29 @@ function changeOwner(s: ScheduleState, ownerRef: string) {
   wf.upsertSearchAttributes([{ key: OwnerKey, value: ownerKeyValue(s.identity.tenant_id, ownerRef) }]);
 }
 
-function applyPause(s: ScheduleState, note: string | null) {
+/** A paused schedule fires nothing new: armed jobs go back to being slots, judged again on resume. */
+async function applyPause(run: ScheduleRun, note: string | null) {
+  const s = run.state;
   if (s.status !== 'ACTIVE') return;
   s.status = 'PAUSED';
   s.pauseNote = note;
   s.updatedAt = workflowNowIso();
+  const taken = await run.disarm('pause', `schedule paused before the occurrence began`);
+  if (taken.length === 0) return;
+  s.buffer = [...taken, ...s.buffer];
+  const before = new Date(Date.parse(taken[0]!.scheduledFor) - 1).toISOString();
+  if (Date.parse(before) < Date.parse(s.watermark)) s.watermark = before;
 }
 
-function applyRevokeOwner(s: ScheduleState, reason: string) {
+async function applyRevokeOwner(run: ScheduleRun, reason: string) {
+  const s = run.state;
   if (s.ownerRevoked || isTerminal(s.status)) return;
   s.ownerRevoked = { at: workflowNowIso(), reason };
   wf.log.warn('owner revoked: slots are refused until the schedule is resumed', {
     owner_ref: s.identity.owner_ref,
   });
   s.updatedAt = s.ownerRevoked.at;
+  await run.disarm('revoke', `refused: ${reason}`);
 }
 
 function applyTakeOver(s: ScheduleState, ownerRef: string) {
@@ -110,9 +119,15 @@ async function applyEdit(run: ScheduleRun, request: EditCommand): Promise<EditRe
   if (request.owner_ref) changeOwner(s, request.owner_ref);
   s.updatedAt = workflowNowIso();
   if (askVersionMemo()) wf.upsertMemo({ [VERSION_MEMO]: s.version });
+  // Armed jobs were started under the old definition: taken back, their slots are the new one's to decide.
+  const armedBefore = s.armed?.length ?? 0;
+  if (armedBefore > 0) await run.disarm('edit', `schedule edited to version ${s.version}`);
   // Future runs only: what is already decided stays; the new definition starts after now.
   const now = workflowNow();
-  if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
+  if (armedBefore > 0) {
+    const stillArmed = s.armed?.at(-1)?.slot.scheduledFor;
+    s.watermark = new Date(Math.max(now, stillArmed ? Date.parse(stillArmed) : now)).toISOString();
+  } else if (Date.parse(s.watermark) < now) s.watermark = new Date(now).toISOString();
   s.buffer = [];
   s.cursor = null;
   s.exhausted = false;
@@ -162,10 +177,22 @@ async function applyBackfill(run: ScheduleRun, request: BackfillRequest): Promis
   return result;
 }
 
-function applyCancel(run: ScheduleRun, request: CancelRequest & { delete?: boolean }): ScheduleDescription {
+async function applyCancel(
+  run: ScheduleRun,
+  request: CancelRequest & { delete?: boolean },
+): Promise<ScheduleDescription> {
   const s = run.state;
   if (request.delete && !s.deletedAt) s.deletedAt = workflowNowIso();
   if (!isTerminal(s.status)) {
+    if (s.armed?.length) {
+      await run.disarm('cancel', 'schedule cancelled before the occurrence began');
+      // What the guard left armed begins within seconds: handed off already.
+      for (const { occurrenceId } of s.armed ?? []) {
+        const occ = run.ledger.find(occurrenceId);
+        if (occ?.status === 'ARMED') run.ledger.recordArmedBegun(occ);
+      }
+      s.armed = [];
+    }
     s.status = 'CANCELLED';
     s.pauseNote = request.note ?? null;
     s.updatedAt = workflowNowIso();
@@ -233,9 +260,9 @@ export async function applyCommand(run: ScheduleRun, command: Command): Promise<
   const s = run.state;
   switch (command.kind) {
     case 'pause':
-      return applyPause(s, command.note);
+      return applyPause(run, command.note);
     case 'revokeOwner':
-      return applyRevokeOwner(s, command.reason);
+      return applyRevokeOwner(run, command.reason);
     case 'takeOver':
       return command.done(applyTakeOver(s, command.ownerRef));
     case 'resume':
@@ -247,7 +274,7 @@ export async function applyCommand(run: ScheduleRun, command: Command): Promise<
     case 'backfill':
       return command.done(await applyBackfill(run, command.request));
     case 'cancel':
-      return command.done(applyCancel(run, command.request));
+      return command.done(await applyCancel(run, command.request));
     case 'recompute':
       return command.done(await applyRecompute(run, command.request));
     case 'noteNewerTz':

@@ -12,7 +12,7 @@ import {
 } from '../../model/handoff-failures.js';
 import type { Behaviour, PatchesAskedEachPass } from '../patches.js';
 import { type StartMode, startMode } from '../policy.js';
-import { authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './job-start.js';
+import { type ArmedStart, authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './job-start.js';
 import type { Ledger } from './ledger.js';
 import { type ScheduleState, watchesCompletion } from './state.js';
 
@@ -61,9 +61,18 @@ export interface HandOffContext {
 
 type JobTarget = Extract<Target, { type: 'JOB' }>;
 
-/** Emits the occurrence and starts its hand-off; `inert`: this pass's starts may be inert (inertEligible). */
-export function handOffNow(run: HandOffContext, occ: Occurrence, late: boolean, inert: boolean): void {
-  run.ledger.recordEmitted(occ, late);
+/**
+ * Emits the occurrence and starts its hand-off; `inert`: this pass's starts may be inert (inertEligible);
+ * `armed`: a JOB started ahead of its slot, begun by the server at its instant (PATCHES.ARMED_HANDOFFS).
+ */
+export function handOffNow(
+  run: HandOffContext,
+  occ: Occurrence,
+  late: boolean,
+  inert: boolean,
+  armed: ArmedStart | null = null,
+): void {
+  run.ledger.recordEmitted(occ, late, armed !== null);
   run.inFlight.handoffs += 1;
   const target = run.state.spec.target;
   const mode = startMode({
@@ -73,9 +82,11 @@ export function handOffNow(run: HandOffContext, occ: Occurrence, late: boolean, 
     perFireCost: run.behaviour.perFireCost,
     startsMayBeInert: inert,
   });
-  // Names this emission: a start retried after a crash gets back the run it already started.
-  const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}`;
-  void runHandOff(run, occ, target, mode, emission);
+  // Names this emission: a start retried after a crash gets back the run it already started. A disarm
+  // takes its count back, so an arming is also named by its instant: a re-arm is another emission.
+  const armedAt = armed ? `/armed@${occ.emitted_at}` : '';
+  const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}${armedAt}`;
+  void runHandOff(run, occ, target, mode, emission, armed);
 }
 
 async function runHandOff(
@@ -84,11 +95,12 @@ async function runHandOff(
   target: Target,
   mode: StartMode,
   emission: string,
+  armed: ArmedStart | null,
 ): Promise<void> {
   try {
     if (target.type !== 'JOB') await handOffToTarget(run, occ, target);
-    else if (mode === 'INERT_LOCAL_JOB_START') await startInertly(run, occ, target, emission);
-    else if (mode === 'JOB_START_ACTIVITY') await startFromActivity(run, occ, target, emission);
+    else if (mode === 'INERT_LOCAL_JOB_START') await startInertly(run, occ, target, emission, armed);
+    else if (mode === 'JOB_START_ACTIVITY') await startFromActivity(run, occ, target, emission, armed);
     else await startAsChild(run, occ, target);
   } catch (err) {
     recordHandOffFailure(run, occ, err);
@@ -102,37 +114,52 @@ async function runHandOff(
  * Nothing follows this result: it updates the occurrence and the counters only. A start that fails for
  * good locally is retried once from a regular activity with the same request ID.
  */
-async function startInertly(run: HandOffContext, occ: Occurrence, target: JobTarget, emission: string) {
+async function startInertly(
+  run: HandOffContext,
+  occ: Occurrence,
+  target: JobTarget,
+  emission: string,
+  armed: ArmedStart | null,
+) {
   run.inFlight.inert += 1;
   const queue = run.defaultJobTaskQueue;
-  const started = await startJobInActivity(target, run.ledger.envelope(occ), queue, emission, 'inert')
+  const envelope = run.ledger.envelope(occ);
+  const started = await startJobInActivity(target, envelope, queue, emission, 'inert', armed)
     .catch((err) =>
       isForbiddenTarget(err)
         ? Promise.reject(err)
-        : startJobInActivity(target, run.ledger.envelope(occ), queue, emission, false),
+        : startJobInActivity(target, envelope, queue, emission, false, armed),
     )
     .finally(() => {
       run.inFlight.inert -= 1;
     });
   run.learnQuota(started);
-  run.ledger.recordJobStarted(occ, started);
+  run.ledger.recordJobStarted(occ, started, armed !== null);
 }
 
 /** Nothing here waits for the job: no child events, no child to outlive the schedule. */
-async function startFromActivity(run: HandOffContext, occ: Occurrence, target: JobTarget, emission: string) {
+async function startFromActivity(
+  run: HandOffContext,
+  occ: Occurrence,
+  target: JobTarget,
+  emission: string,
+  armed: ArmedStart | null,
+) {
   run.inFlight.jobStarts += 1;
   const local = run.behaviour.localActivities;
+  const envelope = run.ledger.envelope(occ);
   const started = await startJobInActivity(
     target,
-    run.ledger.envelope(occ),
+    envelope,
     run.defaultJobTaskQueue,
     emission,
     local,
+    armed,
   ).finally(() => {
     run.inFlight.jobStarts -= 1;
   });
   run.learnQuota(started);
-  run.ledger.recordJobStarted(occ, started);
+  run.ledger.recordJobStarted(occ, started, armed !== null);
 }
 
 async function startAsChild(run: HandOffContext, occ: Occurrence, target: JobTarget) {

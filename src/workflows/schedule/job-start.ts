@@ -12,6 +12,7 @@
 // Both start it with the same options (`jobStartOptions`).
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
+import type { DisarmActivities } from '../../activities/disarm.js';
 import type { HandoffActivities, JobStartRequest, JobStartResult } from '../../activities/handoff.js';
 import type { OccurrenceEnvelope, Target } from '../../model/contracts.js';
 import { PERMANENT_HANDOFF_ERROR } from '../../model/handoff-failures.js';
@@ -119,13 +120,28 @@ export function startJobInActivity(
   defaultTaskQueue: string,
   emission: string,
   local: boolean | 'inert',
+  armed: ArmedStart | null = null,
 ): Promise<JobStartResult> {
   return (local === 'inert' ? startJobInertly : local ? startJobLocally : startJobInTask)({
     ...jobStartOptions(target, occurrence, defaultTaskQueue),
     occurrence,
     requestId: emission,
+    ...(armed ? { beginAt: armed.beginAt, reuseDisarmed: armed.reuseDisarmed } : {}),
   });
 }
+
+/** A start ahead of the slot (PATCHES.ARMED_HANDOFFS): the server begins the job at the slot's instant. */
+export interface ArmedStart {
+  /** The slot's fireAt. */
+  beginAt: string;
+  reuseDisarmed: boolean;
+}
+
+/** Terminates an armed job that has not begun, and says whether it had (src/activities/disarm.ts). */
+export const { disarmJob } = wf.proxyActivities<Pick<DisarmActivities, 'disarmJob'>>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '20s', maximumAttempts: 10 },
+});
 
 /** Outcome of a finished child, as an occurrence status. */
 export function jobOutcome(err: unknown): {

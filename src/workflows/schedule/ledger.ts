@@ -5,11 +5,16 @@ import * as wf from '@temporalio/workflow';
 import type { JobStartResult } from '../../activities/handoff.js';
 import type { Occurrence, OccurrenceEnvelope, ScheduleCounters } from '../../model/contracts.js';
 import { idempotencyKey, occurrenceId } from '../../model/ids.js';
-import { workflowNowIso } from '../clock.js';
-import { countOccurrence, type MetricLabels, recordLateness } from '../metrics.js';
+import { workflowNow, workflowNowIso } from '../clock.js';
+import { countDisarmed, countOccurrence, type MetricLabels, recordLateness } from '../metrics.js';
 import { type PendingFire, RECENT_LIMIT, type ScheduleState } from './state.js';
 
-const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set(['QUEUED', 'DISPATCHING', 'RUNNING']);
+const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set([
+  'QUEUED',
+  'DISPATCHING',
+  'ARMED',
+  'RUNNING',
+]);
 const JOB_EXISTED = 'the target workflow for this slot already existed';
 
 /** How a target took an occurrence: the target's word that it had it already counts as a duplicate. */
@@ -109,10 +114,14 @@ export class Ledger {
     }
   }
 
-  /** The hand-off goes out now: the emission is counted (and its lateness, for a slot of the calendar). */
-  recordEmitted(occ: Occurrence, late: boolean): void {
+  /**
+   * The hand-off goes out now: the emission is counted (and its lateness, for a slot of the calendar). An
+   * armed one (`armed`) runs at its instant, its last run then (recordArmedBegun); its lateness is the
+   * server's.
+   */
+  recordEmitted(occ: Occurrence, late: boolean, armed = false): void {
     occ.emitted_at = workflowNowIso();
-    this.s.lastRunAt = occ.emitted_at;
+    if (!armed) this.s.lastRunAt = occ.emitted_at;
     this.count('fired', occ);
     if (late) this.count('caught_up', occ);
     wf.log.info('occurrence emitted', {
@@ -121,7 +130,7 @@ export class Ledger {
       trigger: occ.trigger,
       schedule_version: occ.schedule_version,
     });
-    if (occ.trigger === 'SCHEDULE') {
+    if (occ.trigger === 'SCHEDULE' && !armed) {
       recordLateness((Date.parse(occ.emitted_at) - Date.parse(occ.scheduled_for)) / 1000, this.labels(occ));
     }
   }
@@ -165,9 +174,48 @@ export class Ledger {
     this.finish(occ, 'HANDED_OFF', handed.duplicate ? duplicateNote : null);
   }
 
-  /** A JOB started from an activity, which nothing waits for: handed off, or found already started. */
-  recordJobStarted(occ: Occurrence, started: JobStartResult): void {
+  /**
+   * A JOB started from an activity, which nothing waits for: handed off, or found already started; one
+   * started ahead (`armed`) is ARMED until its instant.
+   */
+  recordJobStarted(occ: Occurrence, started: JobStartResult, armed = false): void {
+    // Armed too late to wait for its instant (a start delayed past it), it began at once.
+    if (armed && !started.duplicate && Date.parse(occ.fire_at) > workflowNow()) {
+      occ.status = 'ARMED';
+      occ.target_ref = started.workflowId;
+      occ.attempt = started.attempt;
+      return;
+    }
     this.recordHandedOff(occ, { targetRef: started.workflowId, ...started }, JOB_EXISTED);
+  }
+
+  /** An armed job's instant passed: the server began it then. */
+  recordArmedBegun(occ: Occurrence, note: string | null = null): void {
+    this.finish(occ, 'HANDED_OFF', note);
+    occ.finished_at = occ.fire_at;
+    if (!this.s.lastRunAt || Date.parse(this.s.lastRunAt) < Date.parse(occ.fire_at))
+      this.s.lastRunAt = occ.fire_at;
+  }
+
+  /**
+   * An armed job terminated before it began: its emission is uncounted. Without `ended` (a pause, an edit)
+   * the occurrence is taken back and the slot is the calendar's again, its ID free for a later arming; with
+   * it (a cancel, a revocation) the occurrence ends so.
+   */
+  recordDisarmed(occ: Occurrence, ended: { status: 'CANCELLED' | 'SKIPPED'; reason: string } | null): void {
+    this.s.counters.fired -= 1;
+    countDisarmed(this.labels(occ));
+    if (ended?.status === 'SKIPPED') {
+      this.markSkipped(occ, ended.reason);
+      return;
+    }
+    if (ended) {
+      occ.status = ended.status;
+      occ.reason = ended.reason;
+      return;
+    }
+    this.forget(occ);
+    this.s.disarmed = [...(this.s.disarmed ?? []), { occurrenceId: occ.occurrence_id, fireAt: occ.fire_at }];
   }
 
   /**

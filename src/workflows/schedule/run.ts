@@ -3,6 +3,7 @@
 // Handlers only enqueue commands (./handlers.ts); the loop applies them (./commands.ts) between slot
 // decisions, so an edit, pause or trigger that arrives while a slot is due is applied after that slot.
 import * as wf from '@temporalio/workflow';
+import type { Slot } from '../../calendar/index.js';
 import type { Occurrence, RecomputeRecord } from '../../model/contracts.js';
 import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
 import { isTerminal } from '../../model/views.js';
@@ -13,21 +14,26 @@ import { askSmallFirstBatch, askVersionMemo, type Behaviour, PatchesAskedEachPas
 import {
   admit,
   applyMisfirePolicy,
+  armAtMs,
   handoffBound,
   horizonRefresh,
   inertEligible,
   movedSlots,
   runOutcome,
+  slotsToArm,
   splitDue,
 } from '../policy.js';
 import { applyCommand } from './commands.js';
 import { activityCause, type HandOffContext, handOffNow, type InFlight } from './hand-off.js';
+import { disarmJob } from './job-start.js';
 import { Ledger } from './ledger.js';
 import {
+  ARMED_AT_MOST,
   CONTINUE_AS_NEW_AFTER_BYTES,
   type Command,
   continuedInput,
   DEFAULT_CONTINUE_AS_NEW_AFTER,
+  DISARM_GUARD_MS,
   endsAfterItsSlots,
   FIRES_PER_PASS,
   INERT_START_SPACING_MS,
@@ -39,8 +45,12 @@ import {
   SLOT_BATCH,
   TZ_HORIZON_MS,
   type TzState,
+  watchesCompletion,
 } from './state.js';
-import { changedAttributes, currentDetails, nextFireAt, visibilityOf } from './views.js';
+import { changedAttributes, currentDetails, visibilityOf } from './views.js';
+
+/** Why armed jobs are disarmed, and what becomes of their occurrences. */
+export type DisarmCause = 'pause' | 'edit' | 'cancel' | 'revoke';
 
 type SlotActivities = { computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch> };
 const slotActivityOptions = {
@@ -63,6 +73,8 @@ export class ScheduleRun implements HandOffContext {
   /** The SDK's first batch (recorded in the start event), used instead of the first slot activity. */
   private givenFirstBatch: SlotBatch | undefined;
   private readonly continueAsNewAfter: number;
+  /** input.armLeadMs: how long before its slot a JOB is armed (0: never). */
+  private readonly armLeadMs: number;
   private shownAttributes = '';
   /** The payload's size, measured once per version of the definition. */
   private payloadOf: { version: number; chars: number } | null = null;
@@ -79,6 +91,7 @@ export class ScheduleRun implements HandOffContext {
     this.ledger = new Ledger(this.state);
     this.continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
     this.defaultJobTaskQueue = input.defaultJobTaskQueue;
+    this.armLeadMs = input.armLeadMs ?? 0;
   }
 
   wakeLoop(): void {
@@ -117,9 +130,11 @@ export class ScheduleRun implements HandOffContext {
     // One slot at a time: the next is computed only once the buffered one fired and its job finished.
     if (isFixedDelay(s.spec) && (s.buffer.length > 0 || this.ledger.activeCount() > 0 || s.queue.length > 0))
       return;
+    // Arming takes the slots within the lead: one beyond it tells when to wake next.
+    const ahead = this.armsJobs() ? this.armLeadMs : 0;
     while (!s.exhausted) {
       const last = s.buffer.at(-1);
-      if (last && Date.parse(last.fireAt) > now) return;
+      if (last && Date.parse(last.fireAt) > now + ahead) return;
       // No cursor yet: the first batch of this calendar (a new schedule, or just edited).
       const first = s.cursor === null && askSmallFirstBatch();
       const batch =
@@ -179,11 +194,157 @@ export class ScheduleRun implements HandOffContext {
     // slot batch had to be fetched first: since 0.3 that fetch is an activity whose result comes with a
     // later workflow task (a local activity's came with the same one, whose time is the wake's).
     const now = workflowNow();
+    this.settleArmed(now);
     await this.fillBuffer(now);
     this.decideDueSlots(this.behaviour.localActivities ? workflowNow() : now);
     const refresh = this.horizon(now).now;
-    this.firePending(!refresh && this.startsMayBeInert(now));
+    const toArm = refresh ? [] : this.takeSlotsToArm(now);
+    const inert = !refresh && this.startsMayBeInert(now);
+    this.firePending(inert);
+    this.arm(toArm, inert);
     if (refresh) await this.recomputeBuffer(now, 'horizon');
+  }
+
+  // ---------------------------------------------------------------- armed hand-offs
+
+  /**
+   * Whether this schedule's slots are armed (PATCHES.ARMED_HANDOFFS): a recurring ALLOW JOB, which nothing
+   * waits for and whose start the instant alone decides, of an active schedule whose owner has a key.
+   */
+  private armsJobs(): boolean {
+    const s = this.state;
+    return (
+      this.asked.armedHandoffs &&
+      this.armLeadMs > 0 &&
+      s.spec.target.type === 'JOB' &&
+      !watchesCompletion(s.spec) &&
+      s.status === 'ACTIVE' &&
+      !s.ownerRevoked
+    );
+  }
+
+  /**
+   * When the next buffered slot needs this schedule: its arming point, or its instant. With half of
+   * ARMED_AT_MOST armed or more, not before all but that half began: a frequent schedule then wakes once
+   * per several slots and arms them in one task (each still armed before its instant).
+   */
+  private nextSlotWakeMs(): number | null {
+    const s = this.state;
+    const next = s.buffer[0];
+    if (!next) return null;
+    const fireAtMs = Date.parse(next.fireAt);
+    if (!this.armsJobs()) return fireAtMs;
+    const armAt = armAtMs(fireAtMs, this.armLeadMs, s.identity.schedule_id);
+    const half = Math.floor(ARMED_AT_MOST / 2);
+    const armed = s.armed ?? [];
+    return armed.length < half ? armAt : Math.max(armAt, Date.parse(armed[armed.length - half]!.slot.fireAt));
+  }
+
+  /** The buffered slots to arm in this pass, taken out of the buffer (within the bound on hand-offs). */
+  private takeSlotsToArm(now: number): Slot[] {
+    if (!this.armsJobs()) return [];
+    const s = this.state;
+    const room = this.asked.handoffsBounded
+      ? this.handoffLimit() -
+        this.inFlight.handoffs -
+        s.pendingFires.length -
+        (s.awaitingHandoff?.length ?? 0)
+      : FIRES_PER_PASS;
+    const slots = slotsToArm({
+      buffer: s.buffer,
+      nowMs: now,
+      leadMs: this.armLeadMs,
+      spreadKey: s.identity.schedule_id,
+      limit: Math.max(0, Math.min(FIRES_PER_PASS, room, ARMED_AT_MOST - (s.armed?.length ?? 0))),
+    });
+    s.buffer = s.buffer.slice(slots.length);
+    return slots;
+  }
+
+  /** Starts each slot's job now, begun by the server at the slot's instant. */
+  private arm(slots: readonly Slot[], inert: boolean): void {
+    const s = this.state;
+    for (const slot of slots) {
+      s.watermark = slot.scheduledFor;
+      const fire: PendingFire = { slot, trigger: 'SCHEDULE', late: false, reason: null };
+      const id = this.ledger.idOf(slot.scheduledFor);
+      const existing = this.ledger.find(id);
+      if (existing && existing.status !== 'SKIPPED') {
+        this.ledger.count('duplicates_prevented', fire);
+        continue;
+      }
+      if (existing) this.ledger.forget(existing);
+      const occ = this.ledger.newOccurrence(fire);
+      occ.status = 'DISPATCHING';
+      this.ledger.remember(occ);
+      s.armed = [...(s.armed ?? []), { occurrenceId: id, slot }];
+      const reuseDisarmed = s.disarmed?.some((d) => d.occurrenceId === id) ?? false;
+      if (reuseDisarmed) s.disarmed = s.disarmed!.filter((d) => d.occurrenceId !== id);
+      handOffNow(this, occ, false, inert, { beginAt: slot.fireAt, reuseDisarmed });
+    }
+    if (slots.length > 0)
+      wf.log.info('slots armed', { count: slots.length, first: slots[0]!.fireAt, lead_ms: this.armLeadMs });
+  }
+
+  /** Armed jobs whose instant passed were begun by the server then. */
+  private settleArmed(now: number): void {
+    const s = this.state;
+    // A disarmed slot not armed again by its instant never will be: its ID is not reused.
+    if (s.disarmed?.length) s.disarmed = s.disarmed.filter((d) => Date.parse(d.fireAt) > now);
+    if (!s.armed || s.armed.length === 0) return;
+    s.armed = s.armed.filter(({ occurrenceId, slot }) => {
+      if (Date.parse(slot.fireAt) > now) return true;
+      const occ = this.ledger.find(occurrenceId);
+      if (occ?.status === 'DISPATCHING') return true; // its start resolves first
+      if (occ?.status === 'ARMED') this.ledger.recordArmedBegun(occ);
+      return false;
+    });
+  }
+
+  /**
+   * Terminates every armed job whose instant is further than DISARM_GUARD_MS and that has not begun; what
+   * becomes of its occurrence depends on `cause`. Returns the slots taken back (a pause puts them back in
+   * the buffer; an edit computes its own). An armed job that began (or could not be reached) stays
+   * armed, with a note: it runs.
+   */
+  async disarm(cause: DisarmCause, reason: string): Promise<Slot[]> {
+    const s = this.state;
+    if (!s.armed || s.armed.length === 0) return [];
+    const armedOccurrence = (id: string) => this.ledger.find(id);
+    // Starts still in flight resolve first: a disarm must know the job exists.
+    await wf.condition(() =>
+      (s.armed ?? []).every((a) => armedOccurrence(a.occurrenceId)?.status !== 'DISPATCHING'),
+    );
+    const now = workflowNow();
+    this.settleArmed(now);
+    const candidates = (s.armed ?? []).filter(
+      (a) =>
+        Date.parse(a.slot.fireAt) - now > DISARM_GUARD_MS &&
+        armedOccurrence(a.occurrenceId)?.status === 'ARMED',
+    );
+    const outcomes = await Promise.all(
+      candidates.map((a) =>
+        disarmJob({ workflowId: armedOccurrence(a.occurrenceId)!.target_ref, reason }).catch((err) => ({
+          outcome: 'UNREACHED' as const,
+          detail: (activityCause(err) as Error).message,
+        })),
+      ),
+    );
+    const taken: Slot[] = [];
+    candidates.forEach((a, i) => {
+      const occ = armedOccurrence(a.occurrenceId)!;
+      const { outcome, detail } = outcomes[i]!;
+      if (outcome !== 'DISARMED') {
+        occ.reason = [occ.reason, `not disarmed (${cause}): ${detail}`].filter(Boolean).join('; ');
+        return;
+      }
+      s.armed = (s.armed ?? []).filter((x) => x.occurrenceId !== a.occurrenceId);
+      const ended = cause === 'cancel' ? 'CANCELLED' : cause === 'revoke' ? 'SKIPPED' : null;
+      this.ledger.recordDisarmed(occ, ended && { status: ended, reason });
+      taken.push(a.slot);
+    });
+    wf.log.info('armed jobs disarmed', { cause, disarmed: taken.length, armed: candidates.length });
+    return taken;
   }
 
   // ---------------------------------------------------------------- the tz horizon
@@ -259,14 +420,13 @@ export class ScheduleRun implements HandOffContext {
   /** Whether this pass's job starts may be inert: the task ends asleep on a timer (policy.inertEligible). */
   private startsMayBeInert(now: number): boolean {
     const s = this.state;
-    const nextSlot = s.buffer[0];
     return inertEligible({
       enabled: this.behaviour.inertLocalStarts,
       active: s.status === 'ACTIVE',
       commandsWaiting: this.commands.length,
       pendingFires: s.pendingFires.length,
       firesPerPass: FIRES_PER_PASS,
-      nextFireAtMs: nextSlot ? Date.parse(nextSlot.fireAt) : null,
+      nextFireAtMs: this.nextSlotWakeMs(),
       nowMs: now,
       spacingMs: INERT_START_SPACING_MS,
       historyFull: this.historyIsFull(),
@@ -420,7 +580,8 @@ export class ScheduleRun implements HandOffContext {
     this.drainQueue();
     const outcome = runOutcome({
       exhausted: s.exhausted,
-      buffered: s.buffer.length,
+      // An armed job is the schedule's until its instant: a disarm may still take it back.
+      buffered: s.buffer.length + (s.armed?.length ?? 0),
       pendingFires: s.pendingFires.length,
       queued: s.queue.length,
       awaitingHandoff: s.awaitingHandoff?.length ?? 0,
@@ -450,12 +611,21 @@ export class ScheduleRun implements HandOffContext {
   }
 
   private async sleep(): Promise<void> {
-    const active = this.state.status === 'ACTIVE';
-    const next = active ? nextFireAt(this.state) : null;
+    const s = this.state;
+    const active = s.status === 'ACTIVE';
+    const pending = active ? (s.pendingFires[0]?.slot.fireAt ?? null) : null;
+    const next = active ? (pending === null ? this.nextSlotWakeMs() : Date.parse(pending)) : null;
     const now = workflowNow();
     // A slot further than the horizon: wake a horizon before it to compute it again.
     const refreshAt = active ? this.horizon(now).wakeAtMs : null;
-    const wakeAt = Math.min(next === null ? Infinity : Date.parse(next), refreshAt ?? Infinity);
+    // With no slot left to arm, the schedule ends once its armed jobs began: wake at the last instant.
+    const lastArmed =
+      active && s.buffer.length === 0 && s.exhausted ? s.armed?.at(-1)?.slot.fireAt : undefined;
+    const wakeAt = Math.min(
+      next ?? Infinity,
+      refreshAt ?? Infinity,
+      lastArmed ? Date.parse(lastArmed) : Infinity,
+    );
     const woken = () => this.wake || this.commands.length > 0;
     if (wakeAt === Infinity) await wf.condition(woken);
     else await wf.condition(woken, Math.max(wakeAt - now, 1));

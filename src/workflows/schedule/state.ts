@@ -43,6 +43,17 @@ export const INERT_START_SPACING_MS = 30_000;
  * is one slot batch per schedule per horizon (BENCHMARKS.md, "The tz horizon").
  */
 export const TZ_HORIZON_MS = 7 * 24 * 3_600_000;
+/**
+ * At most this many armed jobs per schedule (PATCHES.ARMED_HANDOFFS): a schedule every few seconds arms this
+ * many ahead, not a lead's worth, so that a pause or an edit has few to take back.
+ */
+export const ARMED_AT_MOST = 10;
+/**
+ * An armed JOB whose instant is this close is left to begin (PATCHES.ARMED_HANDOFFS): a disarm could reach
+ * the server after the job began. A pause, edit, cancel or revocation that lands this close to an armed slot
+ * applies after it, as one that lands on a due slot does.
+ */
+export const DISARM_GUARD_MS = 5_000;
 
 // State-only: changing one changes what the state keeps or a view shows, never a command.
 export { RECENT_OCCURRENCES_KEPT as RECENT_LIMIT } from '../../model/views.js';
@@ -54,6 +65,13 @@ export interface PendingFire {
   trigger: Occurrence['trigger'];
   late: boolean;
   reason: string | null;
+}
+
+/** A JOB started ahead of its slot with a start delay to its instant (PATCHES.ARMED_HANDOFFS). */
+export interface ArmedSlot {
+  occurrenceId: string;
+  /** Kept whole: a disarmed slot goes back into the buffer as it was computed. */
+  slot: Slot;
 }
 
 /** A started JOB whose completion this run awaits (overlap policy, FIXED_DELAY). */
@@ -101,6 +119,13 @@ export interface ScheduleState {
   computedAt?: string | null;
   /** Recomputes and what a newer worker said (PATCHES.TZ_HORIZON); absent before. */
   tz?: TzState;
+  /** Armed JOBs whose instant has not passed at the last pass, by instant (PATCHES.ARMED_HANDOFFS). */
+  armed?: ArmedSlot[];
+  /**
+   * Occurrences whose armed job a disarm terminated before it began: the only IDs a later arming of the same
+   * slot may reuse (a job that ran, or failed on its own, is never started again under its ID).
+   */
+  disarmed?: Array<{ occurrenceId: string; fireAt: string }>;
 }
 
 export interface TzState {
@@ -136,6 +161,12 @@ export interface ScheduleWorkflowInput {
   continueAsNewAfterEvents?: number;
   /** The tenant's `max_handoffs_in_flight` when the schedule was created (none: no quota told). */
   maxHandoffsInFlight?: number;
+  /**
+   * How long before its slot a recurring ALLOW JOB is armed: started with a delay to its instant, so that at
+   * the instant the server alone begins it (PATCHES.ARMED_HANDOFFS). The deployment's choice at create
+   * (SCHEDULER_ARM_LEAD_S); absent or 0: never armed. Carried across continue-as-new.
+   */
+  armLeadMs?: number;
 }
 
 /** What a handler asks of the loop, which applies commands one at a time between slot decisions. */
@@ -185,6 +216,7 @@ export function continuedInput(input: ScheduleWorkflowInput, s: ScheduleState): 
     defaultJobTaskQueue: input.defaultJobTaskQueue,
     state: s,
     ...(input.continueAsNewAfterEvents ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents } : {}),
+    ...(input.armLeadMs ? { armLeadMs: input.armLeadMs } : {}),
   };
 }
 

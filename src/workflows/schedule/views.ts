@@ -23,10 +23,20 @@ export function tzView(s: ScheduleState): ScheduleTzView {
   };
 }
 
+/** Armed slots (PATCHES.ARMED_HANDOFFS) are runs still to come until their instant: a read drops passed ones. */
 export const nextRuns = (s: ScheduleState): NextRun[] =>
-  [...s.pendingFires.map((p) => p.slot), ...s.buffer].slice(0, NEXT_RUNS_SHOWN).map(toNextRun);
+  [...s.pendingFires.map((p) => p.slot), ...(s.armed ?? []).map((a) => a.slot), ...s.buffer]
+    .slice(0, NEXT_RUNS_SHOWN)
+    .map(toNextRun);
 
 export const nextFireAt = (s: ScheduleState): string | null =>
+  s.pendingFires[0]?.slot.fireAt ?? s.armed?.[0]?.slot.fireAt ?? s.buffer[0]?.fireAt ?? null;
+
+/**
+ * The next slot the schedule itself still has to act on: an armed one is the server's already. What
+ * listings show, so that they never carry an instant that passed while the schedule slept.
+ */
+export const nextUnarmedFireAt = (s: ScheduleState): string | null =>
   s.pendingFires[0]?.slot.fireAt ?? s.buffer[0]?.fireAt ?? null;
 
 export function describe(s: ScheduleState): ScheduleDescription {
@@ -65,7 +75,7 @@ export interface Visibility {
  * (`tzTracked`) also the oldest tz release of its buffer and the zones it depends on.
  */
 export function visibilityOf(s: ScheduleState, tzTracked = false): Visibility {
-  const next = isTerminal(s.status) || s.status === 'PAUSED' ? null : nextFireAt(s);
+  const next = isTerminal(s.status) || s.status === 'PAUSED' ? null : nextUnarmedFireAt(s);
   const status = visibleStatus(s.status, s.deletedAt);
   const zones = tzTracked ? zonesOf(s.spec) : [];
   // The release matters only to instants that follow a zone's rules.

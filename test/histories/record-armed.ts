@@ -1,0 +1,130 @@
+// Records the histories of the v0.8 patch `v0.8-armed-handoffs` on the time-skipping server: recurring ALLOW
+// JOBs armed ahead of their slots (a 2-minute lead), a frequent one that arms several slots per task, and a
+// pause, an edit, a revocation and a cancel inside the lead (each a disarm activity), and an armed run that
+// continues as new. The schedule's own history is what replays; the time-skipping server does not begin
+// delayed starts on time when it skips (src/testing/index.ts), which no recorded event depends on.
+//   node --import tsx test/histories/record-armed.ts test/histories/v0.8.0
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import proto from '@temporalio/proto';
+import '../helpers/quiet-sdk.js';
+import { ScheduleSpec } from '../../src/model/contracts.js';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
+import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const LEAD = 2 * MINUTE;
+const outDir = process.argv[2];
+if (!outDir) {
+  console.error('usage: record-armed.ts <output directory>');
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+
+const h = await SchedulerHarness.start();
+const sdk = h.sdk('acme', 'ops', { armLeadMs: LEAD });
+const job = { type: 'JOB' as const, job_type: 'recordedJob', task_queue: JOB_QUEUE };
+const hourly = { kind: 'CRON' as const, expression: '0 * * * *', timezone: 'UTC' };
+const save = async (name: string, scheduleId: string, runId?: string) => {
+  const history = await h.env.client.workflow
+    .getHandle(scheduleWorkflowId('acme', scheduleId), runId)
+    .fetchHistory();
+  writeFileSync(
+    join(outDir, `${name}.binpb.gz`),
+    gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
+  );
+  console.log(`recorded ${name}: ${history.events?.length} events`);
+};
+/** Sleeps (skipping time) until `at` on the server's clock. */
+const sleepUntil = async (at: number) => {
+  const now = await h.now();
+  if (at > now) await h.env.sleep(at - now);
+};
+const nextHour = async () => Math.ceil(((await h.now()) + 5 * MINUTE) / HOUR) * HOUR;
+
+try {
+  // Armed hourly for three hours: one task per slot, at its arming point.
+  await sdk.create({ schedule_id: 'armed-hourly', target: job, timing: hourly });
+  await h.env.sleep(3 * HOUR + 10 * MINUTE);
+  await sdk.cancel('armed-hourly');
+
+  // Every 15 s: each task arms the slots within the lead, at most ARMED_AT_MOST ahead.
+  await sdk.create({
+    schedule_id: 'armed-frequent',
+    target: job,
+    timing: { kind: 'INTERVAL', every: 'PT15S' },
+  });
+  await h.env.sleep(10 * MINUTE);
+  await sdk.cancel('armed-frequent');
+
+  // Pause inside the lead (disarmed), resume before the instant (armed again under the same ID).
+  let slot = await nextHour();
+  await sdk.create({ schedule_id: 'armed-pause', target: job, timing: hourly });
+  await sleepUntil(slot - 30 * SECOND);
+  await sdk.pause('armed-pause', 'maintenance', { wait: true });
+  await h.env.sleep(5 * SECOND);
+  await sdk.resume('armed-pause', { wait: true });
+  await sleepUntil(slot + HOUR + 10 * MINUTE);
+  await sdk.cancel('armed-pause');
+
+  // An edit inside the lead: the armed job is replaced by one of version 2.
+  slot = await nextHour();
+  await sdk.create({ schedule_id: 'armed-edit', target: job, timing: hourly });
+  await sleepUntil(slot - 30 * SECOND);
+  await sdk.update('armed-edit', {
+    expected_version: 1,
+    spec: { target: { ...job, payload: { edited: true } }, timing: hourly },
+  });
+  await sleepUntil(slot + HOUR + 10 * MINUTE);
+  await sdk.cancel('armed-edit');
+
+  // A revocation inside the lead: the armed job is refused (SKIPPED), later slots too.
+  slot = await nextHour();
+  await sdk.create({ schedule_id: 'armed-revoked', target: job, timing: hourly });
+  await sleepUntil(slot - 30 * SECOND);
+  await h.env.client.workflow
+    .getHandle(scheduleWorkflowId('acme', 'armed-revoked'))
+    .signal(ownerRevokedSignal, { reason: 'owner acme/ops has no API key any more (recording)' });
+  await sleepUntil(slot + HOUR + 10 * MINUTE);
+
+  // A cancel inside the lead: the armed job is terminated, the occurrence CANCELLED.
+  slot = await nextHour();
+  await sdk.create({ schedule_id: 'armed-cancel', target: job, timing: hourly });
+  await sleepUntil(slot - 30 * SECOND);
+  await sdk.cancel('armed-cancel');
+  await h.env.sleep(HOUR);
+
+  // An armed run that continues as new, carrying what it armed.
+  const continued = await h.env.client.workflow.start('scheduleWorkflow', {
+    taskQueue: SCHEDULER_QUEUE,
+    workflowId: scheduleWorkflowId('acme', 'armed-continue'),
+    args: [
+      {
+        identity: { schedule_id: 'armed-continue', tenant_id: 'acme', owner_ref: 'ops' },
+        spec: ScheduleSpec.parse({ target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
+        defaultJobTaskQueue: JOB_QUEUE,
+        createdAt: new Date(await h.now()).toISOString(),
+        continueAsNewAfterEvents: 60,
+        armLeadMs: LEAD,
+      },
+    ],
+  });
+  await h.env.sleep(40 * MINUTE);
+  await sdk.cancel('armed-continue');
+  await h.env.sleep(MINUTE);
+
+  await save('armed-hourly', 'armed-hourly');
+  await save('armed-frequent', 'armed-frequent');
+  await save('armed-pause', 'armed-pause');
+  await save('armed-edit', 'armed-edit');
+  await save('armed-revoked', 'armed-revoked');
+  await save('armed-cancel', 'armed-cancel');
+  await save('armed-continue-first-run', 'armed-continue', continued.firstExecutionRunId);
+  await save('armed-continue-last-run', 'armed-continue');
+} finally {
+  await h.teardown();
+}
