@@ -290,11 +290,17 @@ export function movedSlots(
   ).length;
 }
 
-/** FNV-1a over a string's UTF-16 code units: a stable spread, the same on every worker and in replay. */
+/**
+ * A stable spread in [0, 1), the same on every worker and in replay: FNV-1a over the key's UTF-16 code units,
+ * then murmur3's finalizer, without which keys that differ in their last characters (`vs-000017`,
+ * `vs-000018`) land close together.
+ */
 function spreadOf(key: string): number {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
-  return hash / 0x1_0000_0000;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return ((hash ^ (hash >>> 16)) >>> 0) / 0x1_0000_0000;
 }
 
 /**

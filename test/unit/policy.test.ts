@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   admit,
   applyMisfirePolicy,
+  armAtMs,
   handoffBound,
   horizonRefresh,
   type InertFacts,
@@ -11,6 +12,7 @@ import {
   type OutcomeFacts,
   runOutcome,
   type StartModeFacts,
+  slotsToArm,
   splitDue,
   startMode,
 } from '../../src/workflows/policy.js';
@@ -322,5 +324,43 @@ describe('movedSlots', () => {
     const recomputed = ['2027-02-28T09:00:00+02:00'].map(slot);
     expect(movedSlots(dropped, recomputed, false)).toBe(0);
     expect(movedSlots(dropped, recomputed, true)).toBe(2);
+  });
+});
+
+describe('armAtMs and slotsToArm: a job started between the lead and half of it before its slot', () => {
+  const LEAD = 120_000;
+  const slot = (ms: number) => ({
+    scheduledFor: new Date(ms).toISOString(),
+    fireAt: new Date(ms).toISOString(),
+  });
+
+  it('arms each schedule at a point of its own within [slot − lead, slot − lead/2), the same every time', () => {
+    const points = Array.from({ length: 500 }, (_, i) => armAtMs(t0, LEAD, `schedule-${i}`));
+    for (const p of points) {
+      expect(t0 - p).toBeGreaterThan(LEAD / 2);
+      expect(t0 - p).toBeLessThanOrEqual(LEAD);
+    }
+    expect(armAtMs(t0, LEAD, 'schedule-7')).toBe(points[7]);
+    // Spread over the half lead: 500 schedules due at one instant arm in every second of its 60, none in
+    // more than three times its share.
+    const perSecond = new Map<number, number>();
+    for (const p of points)
+      perSecond.set(Math.floor(p / 1000), (perSecond.get(Math.floor(p / 1000)) ?? 0) + 1);
+    expect(perSecond.size).toBe(60);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual((3 * 500) / 60);
+  });
+
+  it('nothing before the first slot’s arming point; then every slot within the lead, up to the limit', () => {
+    const buffer = [t0, t0 + 30_000, t0 + 60_000, t0 + 130_000].map(slot);
+    const at = armAtMs(t0, LEAD, 'k');
+    expect(slotsToArm({ buffer, nowMs: at - 1, leadMs: LEAD, spreadKey: 'k', limit: 10 })).toEqual([]);
+    const armed = slotsToArm({ buffer, nowMs: at, leadMs: LEAD, spreadKey: 'k', limit: 10 });
+    expect(armed.map((s) => Date.parse(s.fireAt))).toEqual(
+      [t0, t0 + 30_000, t0 + 60_000].filter((f) => f - at <= LEAD),
+    );
+    for (const s of armed) expect(Date.parse(s.fireAt) - at).toBeLessThanOrEqual(LEAD);
+    expect(slotsToArm({ buffer, nowMs: at, leadMs: LEAD, spreadKey: 'k', limit: 1 })).toHaveLength(1);
+    expect(slotsToArm({ buffer, nowMs: at, leadMs: 0, spreadKey: 'k', limit: 10 })).toEqual([]);
+    expect(slotsToArm({ buffer: [], nowMs: at, leadMs: LEAD, spreadKey: 'k', limit: 10 })).toEqual([]);
   });
 });
