@@ -33,7 +33,12 @@ export interface Stack {
 }
 
 /** A fresh dev server (own SQLite file in a temp dir) with the scheduler's search attributes registered. */
-export async function startStack(prefix: string, server: DevServerExtras = {}): Promise<Stack> {
+export async function startStack(
+  prefix: string,
+  server: DevServerExtras = {},
+  /** The SDK's arm lead (default the product's); 0 for tests of jobs started at their instant. */
+  sdkOptions: { armLeadMs?: number } = {},
+): Promise<Stack> {
   const dir = tempDir(prefix);
   const devServer = await startTestDevServer(join(dir, 'temporal.db'), undefined, server);
   const connection = await Connection.connect({ address: devServer.address });
@@ -44,6 +49,7 @@ export async function startStack(prefix: string, server: DevServerExtras = {}): 
     taskQueue: SCHEDULER_QUEUE,
     jobTaskQueue: JOB_QUEUE,
     principal: { tenant_id: 'acme', owner_ref: 'ops' },
+    ...sdkOptions,
   });
   return { dir, server: devServer, connection, client, sdk, processes: [] };
 }

@@ -101,7 +101,13 @@ async function letRunThenCancel(stack: Stack, scheduleId: string, more = 3, slot
  * line(s). (A line with attempt > 1 is the job's own activity retried after a kill — at-least-once inside
  * the job, still one run of the target.) And the server holds no other target workflow for the schedule.
  */
-async function expectOneRunPerOccurrence(stack: Stack, runLog: string, occurrences: Occurrence[]) {
+async function expectOneRunPerOccurrence(
+  stack: Stack,
+  runLog: string,
+  occurrences: Occurrence[],
+  /** Occurrences whose armed job a disarm terminated before it began: listed, never run. */
+  disarmed: Occurrence[] = [],
+) {
   const { client } = stack;
   const lines = readRunLines(runLog);
   const byOccurrence = groupBy(lines, (l) => l.occurrence_id);
@@ -123,11 +129,13 @@ async function expectOneRunPerOccurrence(stack: Stack, runLog: string, occurrenc
         query: `WorkflowType = 'fileRecordedJob' AND SchedulerScheduleId = '${scheduleId}'`,
       }))
         ids.push(wf.workflowId);
-      return ids.length >= occurrences.length ? ids : undefined;
+      return ids.length >= occurrences.length + disarmed.length ? ids : undefined;
     },
     20_000,
   );
-  expect(listed.sort()).toEqual(occurrences.map((o) => o.occurrence_id).sort());
+  expect(listed.sort()).toEqual([...occurrences, ...disarmed].map((o) => o.occurrence_id).sort());
+  for (const o of disarmed)
+    expect((await client.workflow.getHandle(o.occurrence_id).describe()).status.name).toBe('TERMINATED');
   return lines.length;
 }
 
@@ -145,16 +153,25 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
   /**
    * A recurring schedule with overlap ALLOW waits for no job: it starts each job from an activity that the
    * workflow task deciding the slot scheduled — a local activity of that task where nothing follows its
-   * result (v0.4's inert start: the next slot at least 30 s away), a regular one otherwise.
+   * result (v0.4's inert start: the next slot at least 30 s away), a regular one otherwise. At the slot's
+   * instant (`armLeadMs` 0), or armed ahead of it with a start delay (0.8; either kind of activity).
    */
   it.each([
-    { how: 'an activity', every: 'PT2S', slotMs: 2_000, more: 3, local: false },
-    { how: 'a local activity (inert start)', every: 'PT60S', slotMs: 60_000, more: 2, local: true },
+    { how: 'an activity', every: 'PT2S', slotMs: 2_000, more: 3, local: false, armLeadMs: 0 },
+    {
+      how: 'a local activity (inert start)',
+      every: 'PT60S',
+      slotMs: 60_000,
+      more: 2,
+      local: true,
+      armLeadMs: 0,
+    },
+    { how: 'an armed start', every: 'PT40S', slotMs: 40_000, more: 2, local: null, armLeadMs: 30_000 },
   ])(
     'JOB started from $how: killed before the start and again after the job started; every slot ran exactly once',
-    async ({ every, slotMs, more, local }) => {
-      const scheduleId = local ? 'crash-job-local' : 'crash-job';
-      stack = await startStack(scheduleId);
+    async ({ every, slotMs, more, local, armLeadMs }) => {
+      const scheduleId = armLeadMs > 0 ? 'crash-job-armed' : local ? 'crash-job-local' : 'crash-job';
+      stack = await startStack(scheduleId, {}, { armLeadMs });
       const { sdk, client } = stack;
       const runLog = join(stack.dir, 'runs.jsonl');
       const base = { RUN_LOG: runLog, CRASH_PROBES: '1' };
@@ -168,7 +185,8 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
         timing: { kind: 'INTERVAL', every, anchor: new Date(Date.now() - slotMs + 5_000).toISOString() },
         max_lateness_s: 600, // every slot is on time however long recovery takes: all of them must run
       });
-      const how = local ? 'local' : 'activity'; // where the probe paused: a local or a regular activity
+      // Where the probe paused: a local or a regular activity (an armed start may be either).
+      const how = local === null ? '(?:local|activity)' : local ? 'local' : 'activity';
       await w1.waitFor(new RegExp(`paused beforeJobStart \\S+ ${how}`), 30_000);
       const decidedId = /paused beforeJobStart (\S+)/.exec(w1.output())![1]!;
       await killHard(w1);
@@ -190,7 +208,7 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
       const starts = events.filter(
         (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startJobWorkflow',
       );
-      if (!local) expect(starts.length).toBeGreaterThan(0); // the decisions are recorded, the result is not
+      if (local === false) expect(starts.length).toBeGreaterThan(0); // the decisions are recorded, not the result
       expect(startResultsMentioning(events, startedId)).toEqual([]);
       expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
 
@@ -202,19 +220,33 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
       const history = (await schedule.fetchHistory()).events ?? [];
       expect(startResultsMentioning(history, startedId)).toHaveLength(1);
       // Slots 60 s apart start their jobs locally once the schedule runs on time again; 2 s apart, never.
-      if (local) expect(localStartMarkers(history).length).toBeGreaterThanOrEqual(more - 1);
-      else expect(localStartMarkers(history)).toEqual([]);
+      if (local === true) expect(localStartMarkers(history).length).toBeGreaterThanOrEqual(more - 1);
+      if (local === false) expect(localStartMarkers(history)).toEqual([]);
 
-      // The schedule: one occurrence per slot of the grid, every one handed off once.
+      // The schedule: one occurrence per slot of the grid, every one handed off once; the cancel took back
+      // (CANCELLED, never emitted) an armed job that had not begun.
       expectContiguousGrid(occurrences, slotMs);
-      expect(occurrences.every((o) => o.status === 'HANDED_OFF')).toBe(true);
-      expect(final.counters.fired).toBe(occurrences.length);
+      const handedOff = fired(occurrences);
+      expect(handedOff.every((o) => o.status === 'HANDED_OFF')).toBe(true);
+      expect(occurrences.filter((o) => o.emitted_at === null).every((o) => o.status === 'CANCELLED')).toBe(
+        true,
+      );
+      if (armLeadMs === 0) expect(handedOff).toEqual(occurrences);
+      expect(final.counters.fired).toBe(handedOff.length);
       expect(final.counters.duplicates_prevented).toBe(0); // the retried start was recognised as this one
-      expect(occurrences.map((o) => o.occurrence_id)).toContain(decidedId);
-      expect(occurrences.map((o) => o.occurrence_id)).toContain(startedId);
-      const lines = await expectOneRunPerOccurrence(stack, runLog, occurrences);
+      expect(handedOff.map((o) => o.occurrence_id)).toContain(decidedId);
+      expect(handedOff.map((o) => o.occurrence_id)).toContain(startedId);
+      const takenBack = occurrences.filter((o) => o.emitted_at === null);
+      const lines = await expectOneRunPerOccurrence(stack, runLog, handedOff, takenBack);
+      if (armLeadMs > 0) {
+        // Each job began at its slot's instant or after it, never before.
+        for (const o of handedOff) {
+          const job = await client.workflow.getHandle(o.occurrence_id).describe();
+          expect(job.executionTime!.getTime()).toBeGreaterThanOrEqual(Date.parse(o.fire_at) - 1000);
+        }
+      }
       console.info(
-        `[worker-crash JOB ${local ? 'local ' : ''}activity] ${occurrences.length} slots, ${lines} run lines, ${localStartMarkers(history).length} local starts; kill 1 before ${decidedId}'s start, kill 2 after ${startedId} started`,
+        `[worker-crash JOB ${armLeadMs > 0 ? 'armed ' : local ? 'local ' : ''}activity] ${occurrences.length} slots, ${lines} run lines, ${localStartMarkers(history).length} local starts; kill 1 before ${decidedId}'s start, kill 2 after ${startedId} started`,
       );
     },
     420_000,

@@ -34,7 +34,9 @@ describe('worker outage of ~31 s on the dev server: misfire policy on real downt
   let resumedAt = 0;
 
   beforeAll(async () => {
-    stack = await startStack('outage');
+    // Jobs started at their instant: the misfire policy judges the slots the outage delayed. Armed slots
+    // begin on time without a worker (test/integration/armed.test.ts).
+    stack = await startStack('outage', {}, { armLeadMs: 0 });
     const { sdk, client } = stack;
     runLog = join(stack.dir, 'runs.jsonl');
     const w1 = await startWorker(stack, { RUN_LOG: runLog });

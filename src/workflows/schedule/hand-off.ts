@@ -83,9 +83,11 @@ export function handOffNow(
     startsMayBeInert: inert,
   });
   // Names this emission: a start retried after a crash gets back the run it already started. A disarm
-  // takes its count back, so an arming is also named by its instant: a re-arm is another emission.
-  const armedAt = armed ? `/armed@${occ.emitted_at}` : '';
-  const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}${armedAt}`;
+  // takes its count back, so an arming is also named by its number: a re-arm is another emission. (Both
+  // are state, the same in a workflow task retried after a crash; the task's time is not.)
+  if (armed) run.state.armings = (run.state.armings ?? 0) + 1;
+  const arming = armed ? `/armed${run.state.armings}` : '';
+  const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}${arming}`;
   void runHandOff(run, occ, target, mode, emission, armed);
 }
 

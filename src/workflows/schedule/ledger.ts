@@ -205,6 +205,8 @@ export class Ledger {
   recordDisarmed(occ: Occurrence, ended: { status: 'CANCELLED' | 'SKIPPED'; reason: string } | null): void {
     this.s.counters.fired -= 1;
     countDisarmed(this.labels(occ));
+    // Taken back: never emitted.
+    occ.emitted_at = null;
     if (ended?.status === 'SKIPPED') {
       this.markSkipped(occ, ended.reason);
       return;

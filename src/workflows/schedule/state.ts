@@ -126,6 +126,8 @@ export interface ScheduleState {
    * slot may reuse (a job that ran, or failed on its own, is never started again under its ID).
    */
   disarmed?: Array<{ occurrenceId: string; fireAt: string }>;
+  /** Armings so far: names each arming's start request (a re-arm after a disarm is another request). */
+  armings?: number;
 }
 
 export interface TzState {
