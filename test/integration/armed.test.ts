@@ -82,6 +82,19 @@ describe('armed hand-offs (dev server, real time)', () => {
   };
   const slotOf = (d: ScheduleDescription, occ: Occurrence) =>
     d.recent_occurrences.find((o) => o.scheduled_for === occ.scheduled_for);
+  /** Until the occurrence's armed job is terminated (disarmed). */
+  const untilDisarmed = (occ: Occurrence) =>
+    eventually(
+      `${occ.occurrence_id} disarmed`,
+      async () => ((await job(occ).describe()).status.name === 'TERMINATED' ? true : undefined),
+      30_000,
+    );
+  /** Past the occurrence's instant, its job never began and wrote no run. */
+  const expectNeverBegun = async (occ: Occurrence) => {
+    await untilPast(occ.fire_at, 5_000);
+    expect(runsOf(occ)).toEqual([]);
+    expect(await begunAt(job(occ))).toBeNull();
+  };
 
   it.concurrent('armed ahead, the job begins at its instant, once; describe tells armed from begun', async () => {
     await create('armed-basic');
@@ -113,11 +126,7 @@ describe('armed hand-offs (dev server, real time)', () => {
     const occ = await armedFirst('armed-pause');
     const firstRun = (await job(occ).describe()).runId;
     await sdk.pause('armed-pause', 'maintenance');
-    await eventually(
-      'disarmed',
-      async () => ((await job(occ).describe()).status.name === 'TERMINATED' ? true : undefined),
-      30_000,
-    );
+    await untilDisarmed(occ);
     const paused = await sdk.describe('armed-pause');
     expect(slotOf(paused, occ)).toBeUndefined();
     expect(paused.counters.fired).toBe(0);
@@ -145,14 +154,8 @@ describe('armed hand-offs (dev server, real time)', () => {
     await create('armed-paused-long');
     const occ = await armedFirst('armed-paused-long');
     await sdk.pause('armed-paused-long');
-    await eventually(
-      'disarmed',
-      async () => ((await job(occ).describe()).status.name === 'TERMINATED' ? true : undefined),
-      30_000,
-    );
-    await untilPast(occ.fire_at, 10_000);
-    expect(runsOf(occ)).toEqual([]);
-    expect(await begunAt(job(occ))).toBeNull();
+    await untilDisarmed(occ);
+    await expectNeverBegun(occ);
   }, 240_000);
 
   it.concurrent('an edit inside the lead replaces the armed job by one of the new version', async () => {
@@ -197,13 +200,8 @@ describe('armed hand-offs (dev server, real time)', () => {
     await create('armed-cancel');
     const occ = await armedFirst('armed-cancel');
     await sdk.cancel('armed-cancel');
-    await eventually(
-      'disarmed',
-      async () => ((await job(occ).describe()).status.name === 'TERMINATED' ? true : undefined),
-      30_000,
-    );
-    await untilPast(occ.fire_at, 5_000);
-    expect(runsOf(occ)).toEqual([]);
+    await untilDisarmed(occ);
+    await expectNeverBegun(occ);
     const described = await sdk.describe('armed-cancel');
     expect(described.schedule.status).toBe('CANCELLED');
     expect(slotOf(described, occ)).toMatchObject({ status: 'CANCELLED' });
@@ -216,13 +214,8 @@ describe('armed hand-offs (dev server, real time)', () => {
     await stack.client.workflow
       .getHandle(scheduleWorkflowId('acme', 'armed-revoked'))
       .signal(ownerRevokedSignal, { reason: 'owner acme/ops has no API key any more (test)' });
-    await eventually(
-      'disarmed',
-      async () => ((await job(occ).describe()).status.name === 'TERMINATED' ? true : undefined),
-      30_000,
-    );
-    await untilPast(occ.fire_at, 5_000);
-    expect(runsOf(occ)).toEqual([]);
+    await untilDisarmed(occ);
+    await expectNeverBegun(occ);
     const described = await sdk.describe('armed-revoked');
     expect(slotOf(described, occ)?.status).toBe('SKIPPED');
     expect(slotOf(described, occ)?.reason).toMatch(/^refused: owner acme\/ops has no API key/);
