@@ -187,11 +187,7 @@ async function applyCancel(
     if (s.armed?.length) {
       await run.disarm('cancel', 'schedule cancelled before the occurrence began');
       // What the guard left armed begins within seconds: handed off already.
-      for (const { occurrenceId } of s.armed ?? []) {
-        const occ = run.ledger.find(occurrenceId);
-        if (occ?.status === 'ARMED') run.ledger.recordArmedBegun(occ);
-      }
-      s.armed = [];
+      run.settleArmed(Number.POSITIVE_INFINITY);
     }
     s.status = 'CANCELLED';
     s.pauseNote = request.note ?? null;

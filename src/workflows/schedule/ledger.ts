@@ -72,6 +72,21 @@ export class Ledger {
     }
   }
 
+  /**
+   * The occurrence already emitted for this slot (counted as a prevented duplicate), or null: the slot is
+   * free to emit, a SKIPPED record of it forgotten (a skipped slot may run later; its new record replaces
+   * the old one).
+   */
+  emittedBefore(fire: PendingFire): Occurrence | null {
+    const existing = this.find(this.idOf(fire.slot.scheduledFor));
+    if (existing && existing.status !== 'SKIPPED') {
+      this.count('duplicates_prevented', fire);
+      return existing;
+    }
+    if (existing) this.forget(existing);
+    return null;
+  }
+
   /** A skipped slot may run later (trigger, backfill): its new record replaces the old one. */
   forget(occ: Occurrence): void {
     this.s.occurrences.splice(this.s.occurrences.indexOf(occ), 1);
@@ -190,8 +205,8 @@ export class Ledger {
   }
 
   /** An armed job's instant passed: the server began it then. */
-  recordArmedBegun(occ: Occurrence, note: string | null = null): void {
-    this.finish(occ, 'HANDED_OFF', note);
+  recordArmedBegun(occ: Occurrence): void {
+    this.finish(occ, 'HANDED_OFF', null);
     occ.finished_at = occ.fire_at;
     if (!this.s.lastRunAt || Date.parse(this.s.lastRunAt) < Date.parse(occ.fire_at))
       this.s.lastRunAt = occ.fire_at;

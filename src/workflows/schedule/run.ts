@@ -267,13 +267,8 @@ export class ScheduleRun implements HandOffContext {
     for (const slot of slots) {
       s.watermark = slot.scheduledFor;
       const fire: PendingFire = { slot, trigger: 'SCHEDULE', late: false, reason: null };
+      if (this.ledger.emittedBefore(fire)) continue;
       const id = this.ledger.idOf(slot.scheduledFor);
-      const existing = this.ledger.find(id);
-      if (existing && existing.status !== 'SKIPPED') {
-        this.ledger.count('duplicates_prevented', fire);
-        continue;
-      }
-      if (existing) this.ledger.forget(existing);
       const occ = this.ledger.newOccurrence(fire);
       occ.status = 'DISPATCHING';
       this.ledger.remember(occ);
@@ -286,8 +281,8 @@ export class ScheduleRun implements HandOffContext {
       wf.log.info('slots armed', { count: slots.length, first: slots[0]!.fireAt, lead_ms: this.armLeadMs });
   }
 
-  /** Armed jobs whose instant passed were begun by the server then. */
-  private settleArmed(now: number): void {
+  /** Armed jobs whose instant passed were begun by the server then (all of them, at +Infinity). */
+  settleArmed(now: number): void {
     const s = this.state;
     // A disarmed slot not armed again by its instant never will be: its ID is not reused.
     if (s.disarmed?.length) s.disarmed = s.disarmed.filter((d) => Date.parse(d.fireAt) > now);
@@ -310,21 +305,20 @@ export class ScheduleRun implements HandOffContext {
   async disarm(cause: DisarmCause, reason: string): Promise<Slot[]> {
     const s = this.state;
     if (!s.armed || s.armed.length === 0) return [];
-    const armedOccurrence = (id: string) => this.ledger.find(id);
     // Starts still in flight resolve first: a disarm must know the job exists.
     await wf.condition(() =>
-      (s.armed ?? []).every((a) => armedOccurrence(a.occurrenceId)?.status !== 'DISPATCHING'),
+      (s.armed ?? []).every((a) => this.ledger.find(a.occurrenceId)?.status !== 'DISPATCHING'),
     );
     const now = workflowNow();
     this.settleArmed(now);
     const candidates = (s.armed ?? []).filter(
       (a) =>
         Date.parse(a.slot.fireAt) - now > DISARM_GUARD_MS &&
-        armedOccurrence(a.occurrenceId)?.status === 'ARMED',
+        this.ledger.find(a.occurrenceId)?.status === 'ARMED',
     );
     const outcomes = await Promise.all(
       candidates.map((a) =>
-        disarmJob({ workflowId: armedOccurrence(a.occurrenceId)!.target_ref, reason }).catch((err) => ({
+        disarmJob({ workflowId: this.ledger.find(a.occurrenceId)!.target_ref, reason }).catch((err) => ({
           outcome: 'UNREACHED' as const,
           detail: (activityCause(err) as Error).message,
         })),
@@ -332,7 +326,7 @@ export class ScheduleRun implements HandOffContext {
     );
     const taken: Slot[] = [];
     candidates.forEach((a, i) => {
-      const occ = armedOccurrence(a.occurrenceId)!;
+      const occ = this.ledger.find(a.occurrenceId)!;
       const { outcome, detail } = outcomes[i]!;
       if (outcome !== 'DISARMED') {
         occ.reason = [occ.reason, `not disarmed (${cause}): ${detail}`].filter(Boolean).join('; ');
@@ -443,12 +437,8 @@ export class ScheduleRun implements HandOffContext {
   emit(fire: PendingFire, inert = false): { occurrence: Occurrence; duplicate: boolean } {
     const s = this.state;
     const id = this.ledger.idOf(fire.slot.scheduledFor);
-    const existing = this.ledger.find(id);
-    if (existing && existing.status !== 'SKIPPED') {
-      this.ledger.count('duplicates_prevented', fire);
-      return { occurrence: existing, duplicate: true };
-    }
-    if (existing) this.ledger.forget(existing);
+    const existing = this.ledger.emittedBefore(fire);
+    if (existing) return { occurrence: existing, duplicate: true };
     const plan = admit(s.spec.overlap, {
       running: this.ledger.activeCount(),
       queued: s.queue.length,
