@@ -80,6 +80,12 @@ export const EnvironmentSchema = z.object({
     .min(0)
     .max(3600)
     .default(DEFAULT_ARM_LEAD_MS / 1000),
+  /**
+   * `on` (default): a new schedule whose first run is more than a minute past its arm lead (at least 60 s)
+   * starts asleep (its workflow started with a delay to that lead), so creating it costs the worker
+   * nothing until then; `off`: its first workflow task runs at creation.
+   */
+  SCHEDULER_START_ASLEEP: z.enum(['on', 'off']).default('on'),
   SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
   SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   /** Which parts this process runs: both (default), or one, to scale workers and API separately. */

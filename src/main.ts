@@ -141,6 +141,7 @@ async function main(): Promise<void> {
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         jobTaskQueue: env.SCHEDULER_JOB_TASK_QUEUE,
         armLeadMs: env.SCHEDULER_ARM_LEAD_S * 1000,
+        startAsleep: env.SCHEDULER_START_ASLEEP === 'on',
         host: env.SCHEDULER_API_HOST,
         port: env.SCHEDULER_API_PORT,
         dataDir: env.SCHEDULER_DATA_DIR,

@@ -550,6 +550,36 @@ interface IdleResult {
   settleS: number;
   idleCpu: { server: number; scheduler: number };
   final: IdleSample & { schedulerPeak: number; serverPeak: number };
+  /** Ours: the time of a describe of READ_SAMPLE schedules, the first read of each and the second (ms). */
+  reads?: { first: number[]; again: number[]; asleepBefore: number };
+}
+
+/** Ours, after the idle window: schedules read one after another, each twice (the first wakes one asleep). */
+const READ_SAMPLE = 50;
+
+async function timedReads(stack: Stack, ids: string[]): Promise<NonNullable<IdleResult['reads']>> {
+  const sdk = (stack as { sdk: SchedulerClient }).sdk;
+  const sample = Array.from(
+    { length: READ_SAMPLE },
+    (_, i) => ids[Math.floor((i * ids.length) / READ_SAMPLE)]!,
+  );
+  let asleepBefore = 0;
+  const first: number[] = [];
+  const again: number[] = [];
+  for (const id of sample) {
+    const { executionTime, historyLength } = await stack.client.workflow
+      .getHandle(scheduleWorkflowId(TENANT, id))
+      .describe();
+    if (historyLength <= 1 && executionTime && executionTime.getTime() > Date.now()) asleepBefore += 1;
+    for (const into of [first, again]) {
+      const t = performance.now();
+      const d = await sdk.describe(id);
+      into.push(performance.now() - t);
+      if (d.schedule.status !== 'ACTIVE' || !d.schedule.next_run_at)
+        throw new Error(`${id}: ${d.schedule.status}`);
+    }
+  }
+  return { first: first.sort((a, b) => a - b), again: again.sort((a, b) => a - b), asleepBefore };
 }
 
 /** A cron spec whose only run in the bench's lifetime is on the 1st of the month `monthsAhead` from now. */
@@ -594,6 +624,7 @@ async function idle(side: Side): Promise<IdleResult> {
     const before = cpuOf(procs);
     await sleep(IDLE_WINDOW_S * 1000);
     const after = cpuOf(procs);
+    const reads = side === 'ours' ? await timedReads(stack, ids) : undefined;
     const final = {
       ...sampleNow(N),
       schedulerPeak: procs.scheduler === undefined ? Number.NaN : procStats(procs.scheduler).peakRssBytes,
@@ -608,6 +639,7 @@ async function idle(side: Side): Promise<IdleResult> {
       settleS,
       idleCpu: { server: after.server - before.server, scheduler: after.scheduler - before.scheduler },
       final,
+      ...(reads ? { reads } : {}),
     };
   } finally {
     await stopStack(stack);
@@ -725,6 +757,14 @@ function printIdle(results: IdleResult[]) {
       Number.isFinite(a - b) ? `${((a - b) / n).toFixed(0)} B` : '—';
     lines.push(
       `| ${label(r.side)} | ${(r.createMs / 1000).toFixed(0)} s | ${(N / (r.createMs / 1000)).toFixed(1)} | ${r.settleS.toFixed(0)} s | ${mib(r.final.schedulerRss)} (${mib(r.final.schedulerPeak)}) | ${mib(r.final.serverRss)} (${mib(r.final.serverPeak)}) | ${mib(r.final.db)} | ${per(last.schedulerRss, mid.schedulerRss, last.created - mid.created)} | ${per(last.serverRss, mid.serverRss, last.created - mid.created)} | ${per(r.final.db, r.samples[0]!.db, N)} | ${r.idleCpu.server.toFixed(1)} s / ${r.side === 'ours' ? `${r.idleCpu.scheduler.toFixed(1)} s` : '—'} | ${r.loadBefore} → ${r.loadAfter} |`,
+    );
+  }
+  for (const r of results) {
+    if (!r.reads) continue;
+    const ms = (xs: number[], p: number) => `${quantile(xs, p).toFixed(0)} ms`;
+    lines.push(
+      '',
+      `${label(r.side)}: ${READ_SAMPLE} schedules read after the idle window (${r.reads.asleepBefore} of them still asleep, never run), one after another, each twice: first read p50 / p95 / max ${ms(r.reads.first, 0.5)} / ${ms(r.reads.first, 0.95)} / ${r.reads.first.at(-1)!.toFixed(0)} ms, second ${ms(r.reads.again, 0.5)} / ${ms(r.reads.again, 0.95)} / ${r.reads.again.at(-1)!.toFixed(0)} ms.`,
     );
   }
   for (const r of results) {

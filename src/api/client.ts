@@ -15,6 +15,7 @@ import type { z } from 'zod';
 import { CalendarError } from '../calendar/errors.js';
 import type { TimingKind } from '../calendar/timing.js';
 import { checkZone } from '../calendar/zone.js';
+import { armAtMs } from '../model/arming.js';
 import {
   BackfillRequest,
   type BackfillResult,
@@ -80,6 +81,7 @@ import {
   triggerNowUpdate,
   VERSION_CONFLICT,
   VERSION_MEMO,
+  wakeUpdate,
 } from '../workflows/definitions.js';
 import {
   NextRunAtKey,
@@ -128,6 +130,13 @@ export interface SchedulerClientOptions {
    * (armed: at the instant the server alone begins it). Default DEFAULT_ARM_LEAD_MS; 0: never armed.
    */
   armLeadMs?: number;
+  /**
+   * Start a new schedule asleep (default true): its workflow is started with a delay to its arm lead
+   * (at least `WAKE_MARGIN_MS`) before its first run, so creating it costs the scheduler's worker nothing
+   * until then. A read, an edit or any update wakes it earlier (a query alone cannot: the API
+   * wakes it first). False: the first workflow task runs at creation.
+   */
+  startAsleep?: boolean;
   principal: Principal;
   /**
    * The tenant policy in force (src/model/tenant-policy.ts; a function, so a reloaded file takes effect):
@@ -237,6 +246,39 @@ const STALE_CLOCK_RETRY: RetryPolicy = {
   exhausted: () => unavailable(),
 };
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
+/**
+ * The least time before its first run a schedule created asleep takes its first workflow task (room for a
+ * backlog of other schedules' tasks at that instant); also the least sleep worth a delayed start.
+ */
+export const WAKE_MARGIN_MS = 60_000;
+
+/**
+ * The start delay of schedule `scheduleId`, created asleep at `createdAt`, whose first run is `firstRunAt`:
+ * it wakes when it would arm that run's job (armAtMs: within its lead, spread per schedule), so that a
+ * recurring job is armed by its first task (one task, not one to start and another to arm), and at least
+ * WAKE_MARGIN_MS before the run. 0: started awake (less than a margin of sleep).
+ */
+export function startDelayMs(
+  scheduleId: string,
+  firstRunAt: string,
+  createdAt: string,
+  armLeadMs: number,
+): number {
+  const firstRunMs = Date.parse(firstRunAt);
+  const marginAt = firstRunMs - WAKE_MARGIN_MS;
+  const wakeAt = armLeadMs > 0 ? Math.min(armAtMs(firstRunMs, armLeadMs, scheduleId), marginAt) : marginAt;
+  const delay = wakeAt - Date.parse(createdAt);
+  return delay >= WAKE_MARGIN_MS ? delay : 0;
+}
+
+/** A query to a schedule created asleep before anything woke it: the server has no task to answer it. */
+function isAsleep(err: unknown): boolean {
+  return (
+    grpcCode(err) === GRPC_FAILED_PRECONDITION &&
+    err instanceof Error &&
+    /not scheduled yet/i.test(`${err.message} ${(err.cause as Error | undefined)?.message ?? ''}`)
+  );
+}
 /** The largest page a listing asks visibility for. */
 const MAX_PAGE_SIZE = 100;
 /** SettleOptions' watch: the first read and 20 more, 100 ms apart. */
@@ -660,6 +702,11 @@ export class SchedulerClient {
     const alreadyThere = await this.checkScheduleCount(scheduleId, spec, sha256);
     if (alreadyThere) return alreadyThere;
     const zones = zonesOf(spec);
+    const armLeadMs = this.options.armLeadMs ?? DEFAULT_ARM_LEAD_MS;
+    const sleepMs =
+      this.options.startAsleep === false
+        ? 0
+        : startDelayMs(scheduleId, runs[0]!.fire_at, createdAt, armLeadMs);
     const definition: DefinitionMemo = { sha256, created_at: createdAt, owner_ref: identity.owner_ref };
     try {
       await this.options.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
@@ -678,9 +725,10 @@ export class SchedulerClient {
             // The calendar's first batch, as the slot activity would compute it: the schedule knows its
             // next runs from its first workflow task.
             firstBatch,
-            armLeadMs: this.options.armLeadMs ?? DEFAULT_ARM_LEAD_MS,
+            armLeadMs,
           },
         ],
+        ...(sleepMs > 0 ? { startDelay: sleepMs } : {}),
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
         memo: { [DEFINITION_MEMO]: definition, [VERSION_MEMO]: 1 },
@@ -762,10 +810,35 @@ export class SchedulerClient {
    */
   async describe(scheduleId: string): Promise<ScheduleDescription> {
     const description = await this.read(scheduleId, () =>
-      retry(() => this.handle(scheduleId).query(describeQuery), STALE_CLOCK_RETRY),
+      retry(() => this.queryAwake(scheduleId), STALE_CLOCK_RETRY),
     );
     const asOfNow = describedAsOf(description, Date.parse(await this.now()));
     return { ...asOfNow, schedule: withExplanation(asOfNow.schedule) };
+  }
+
+  /** The schedule's describe query; a schedule still asleep (created with a start delay) is woken first. */
+  private async queryAwake(scheduleId: string): Promise<ScheduleDescription> {
+    try {
+      return await this.handle(scheduleId).query(describeQuery);
+    } catch (err) {
+      if (!isAsleep(err)) throw err;
+      await this.wake(scheduleId);
+      return await this.handle(scheduleId).query(describeQuery);
+    }
+  }
+
+  /** Runs the schedule's first workflow task now (the wake update is a no-op: the task is what it asks for). */
+  private async wake(scheduleId: string): Promise<void> {
+    await this.handle(scheduleId).executeUpdate(wakeUpdate, { args: [{}], updateId: `wake-${randomUUID()}` });
+  }
+
+  /**
+   * Wakes a schedule created asleep whose start delay has not ended, so that what was just signalled to
+   * it shows in its search attributes (a listing by status) now, not at its first run.
+   */
+  private async wakeIfAsleep(scheduleId: string): Promise<void> {
+    const { executionTime } = await this.handle(scheduleId).describe();
+    if (executionTime && executionTime.getTime() > Date.parse(await this.now())) await this.wake(scheduleId);
   }
 
   async get(scheduleId: string): Promise<Schedule> {
@@ -897,7 +970,10 @@ export class SchedulerClient {
   pause(scheduleId: string, note?: string): Promise<undefined>;
   pause(scheduleId: string, note: string | undefined, options: SettleOptions): Promise<Schedule>;
   async pause(scheduleId: string, note?: string, options?: SettleOptions): Promise<Schedule | undefined> {
-    await this.callLive(scheduleId, () => this.handle(scheduleId).signal(pauseSignal, note ? { note } : {}));
+    await this.callLive(scheduleId, async () => {
+      await this.handle(scheduleId).signal(pauseSignal, note ? { note } : {});
+      await this.wakeIfAsleep(scheduleId);
+    });
     return options?.wait ? await this.settled(scheduleId, (s) => s.status !== 'ACTIVE') : undefined;
   }
 

@@ -136,6 +136,8 @@ export class SchedulerTestEnv {
       // The time-skipping server does not begin a delayed start when it skips time (it began one 2 h
       // late, when a later timer woke it): jobs start at their instant here, as with SCHEDULER_ARM_LEAD_S=0.
       armLeadMs: 0,
+      // Nor a schedule's own start delay: each starts awake, its first task at creation.
+      startAsleep: false,
     });
   }
 

@@ -60,6 +60,12 @@ export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest & {
 );
 export const describeQuery = defineQuery<ScheduleDescription>('describe');
 /**
+ * Nothing but a workflow task: a schedule created asleep (started with a delay to shortly before its first
+ * run, so a creation costs no worker time) cannot answer a query before its first task; the API wakes it
+ * with this update when a caller reads it, or after a pause signal so its listing shows the pause.
+ */
+export const wakeUpdate = defineUpdate<null, [Record<string, never>]>('wake');
+/**
  * Drop the buffered future slots and compute them again with the rules of the worker that runs the slot
  * activity (a tz database upgrade). Answered without a change when the schedule does not depend on
  * `zone`, or when every buffered slot is already at least `if_older_than`.

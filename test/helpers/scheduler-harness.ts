@@ -104,6 +104,8 @@ export class SchedulerHarness {
       // Jobs start at their instant: the time-skipping server does not begin a delayed start when it skips
       // time (src/testing/index.ts); armed hand-offs are tested on the dev server (test/integration/armed).
       armLeadMs: 0,
+      // Nor a workflow's own start delay: schedules start awake (created asleep: test/integration/asleep).
+      startAsleep: false,
       ...options,
       // The test server's clock, which time skipping moves ahead of this machine's.
       clock: () => this.now(),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { armAtMs } from '../../src/model/arming.js';
 import {
   admit,
   applyMisfirePolicy,
-  armAtMs,
   handoffBound,
   horizonRefresh,
   type InertFacts,

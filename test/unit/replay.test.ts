@@ -57,6 +57,8 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.6.0')?.length).toBeGreaterThanOrEqual(23);
     // v0.8.0: with armed hand-offs (every earlier scenario again, and eight of arming and disarming).
     expect(releases.get('v0.8.0')?.length).toBeGreaterThanOrEqual(31);
+    // v0.9.0: schedules created asleep (a delayed start), woken by a read, a pause, or the server at arming.
+    expect(releases.get('v0.9.0')?.length).toBeGreaterThanOrEqual(3);
   });
 
   it('replays every recorded history without nondeterminism', async () => {

@@ -47,6 +47,8 @@ describe('examples/escalate-after-48h (time-skipping server)', () => {
       taskQueue: SCHEDULER_QUEUE,
       jobTaskQueue: 'jobs',
       principal: { tenant_id: TENANT, owner_ref: 'support-desk' },
+      // The time-skipping server does not begin a delayed start when it skips time (src/testing/index.ts).
+      startAsleep: false,
     });
     const support = createSupportActivities({ scheduler, tellManager: () => {} });
     workers = [

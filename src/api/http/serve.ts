@@ -17,6 +17,8 @@ export interface ServeApiOptions {
   jobTaskQueue: string;
   /** SchedulerClientOptions.armLeadMs. */
   armLeadMs?: number;
+  /** SchedulerClientOptions.startAsleep. */
+  startAsleep?: boolean;
   host: string;
   port: number;
   dataDir: string;
@@ -102,6 +104,7 @@ function apiDependencies(options: ServeApiOptions, ring: () => KeyRing): ApiDepe
     taskQueue: options.taskQueue,
     jobTaskQueue: options.jobTaskQueue,
     ...(options.armLeadMs !== undefined ? { armLeadMs: options.armLeadMs } : {}),
+    ...(options.startAsleep !== undefined ? { startAsleep: options.startAsleep } : {}),
     keys: ring,
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,

@@ -31,6 +31,8 @@ export interface ApiDependencies {
   jobTaskQueue: string;
   /** SchedulerClientOptions.armLeadMs. */
   armLeadMs?: number;
+  /** SchedulerClientOptions.startAsleep. */
+  startAsleep?: boolean;
   /** The current API keys; a function, so a reloaded key file takes effect without a restart. */
   keys: () => KeyRing;
   /** Failed authentications a minute from one client address before it is answered 429; 0: no limit. */
@@ -85,6 +87,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       taskQueue: deps.taskQueue,
       jobTaskQueue: deps.jobTaskQueue,
       ...(deps.armLeadMs !== undefined ? { armLeadMs: deps.armLeadMs } : {}),
+      ...(deps.startAsleep !== undefined ? { startAsleep: deps.startAsleep } : {}),
       principal: request.principal!,
       tenantPolicy: deps.tenantPolicy,
       // The SDK's own read deadline would replace the request's: keep them the same.

@@ -21,6 +21,7 @@ import {
   resumeSignal,
   takeOverUpdate,
   triggerNowUpdate,
+  wakeUpdate,
 } from '../definitions.js';
 import {
   endedRefusal,
@@ -115,4 +116,5 @@ export function registerHandlers(run: ScheduleRun): void {
       commands.push({ kind: 'noteNewerTz', version: request.version });
   });
   wf.setHandler(describeQuery, () => describe(s));
+  wf.setHandler(wakeUpdate, () => null);
 }

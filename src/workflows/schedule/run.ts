@@ -4,6 +4,7 @@
 // decisions, so an edit, pause or trigger that arrives while a slot is due is applied after that slot.
 import * as wf from '@temporalio/workflow';
 import type { Slot } from '../../calendar/index.js';
+import { armAtMs } from '../../model/arming.js';
 import type { Occurrence, RecomputeRecord } from '../../model/contracts.js';
 import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
 import { isTerminal } from '../../model/views.js';
@@ -14,7 +15,6 @@ import { askSmallFirstBatch, askVersionMemo, type Behaviour, PatchesAskedEachPas
 import {
   admit,
   applyMisfirePolicy,
-  armAtMs,
   handoffBound,
   horizonRefresh,
   inertEligible,
