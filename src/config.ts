@@ -82,7 +82,7 @@ export const EnvironmentSchema = z.object({
     .default(DEFAULT_ARM_LEAD_MS / 1000),
   /**
    * `on` (default): a new schedule whose first run is more than a minute past its arm lead (at least 60 s)
-   * starts asleep (its workflow started with a delay to that lead), so creating it costs the worker
+   * starts asleep (its workflow started with a delay to its arming point within that lead), so creating it costs the worker
    * nothing until then; `off`: its first workflow task runs at creation.
    */
   SCHEDULER_START_ASLEEP: z.enum(['on', 'off']).default('on'),

@@ -131,9 +131,9 @@ export interface SchedulerClientOptions {
    */
   armLeadMs?: number;
   /**
-   * Start a new schedule asleep (default true): its workflow is started with a delay to its arm lead
-   * (at least `WAKE_MARGIN_MS`) before its first run, so creating it costs the scheduler's worker nothing
-   * until then. A read, an edit or any update wakes it earlier (a query alone cannot: the API
+   * Start a new schedule asleep (default true): its workflow is started with a delay to the point where
+   * it would arm its first run (startDelayMs: within the arm lead, at least `WAKE_MARGIN_MS` before the
+   * run), so creating it costs the scheduler's worker nothing until then. A read, an edit or any update wakes it earlier (a query alone cannot: the API
    * wakes it first). False: the first workflow task runs at creation.
    */
   startAsleep?: boolean;
@@ -265,8 +265,8 @@ export function startDelayMs(
   armLeadMs: number,
 ): number {
   const firstRunMs = Date.parse(firstRunAt);
-  const marginAt = firstRunMs - WAKE_MARGIN_MS;
-  const wakeAt = armLeadMs > 0 ? Math.min(armAtMs(firstRunMs, armLeadMs, scheduleId), marginAt) : marginAt;
+  // With no lead, armAtMs is the run itself, so the margin decides.
+  const wakeAt = Math.min(armAtMs(firstRunMs, armLeadMs, scheduleId), firstRunMs - WAKE_MARGIN_MS);
   const delay = wakeAt - Date.parse(createdAt);
   return delay >= WAKE_MARGIN_MS ? delay : 0;
 }
@@ -829,7 +829,7 @@ export class SchedulerClient {
 
   /** Runs the schedule's first workflow task now (the wake update is a no-op: the task is what it asks for). */
   private async wake(scheduleId: string): Promise<void> {
-    await this.handle(scheduleId).executeUpdate(wakeUpdate, { args: [{}], updateId: `wake-${randomUUID()}` });
+    await this.runUpdate(scheduleId, wakeUpdate, {});
   }
 
   /**

@@ -60,8 +60,8 @@ export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest & {
 );
 export const describeQuery = defineQuery<ScheduleDescription>('describe');
 /**
- * Nothing but a workflow task: a schedule created asleep (started with a delay to shortly before its first
- * run, so a creation costs no worker time) cannot answer a query before its first task; the API wakes it
+ * Nothing but a workflow task: a schedule created asleep (started with a delay to its first arming point,
+ * so a creation costs no worker time) cannot answer a query before its first task; the API wakes it
  * with this update when a caller reads it, or after a pause signal so its listing shows the pause.
  */
 export const wakeUpdate = defineUpdate<null, [Record<string, never>]>('wake');
