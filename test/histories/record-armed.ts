@@ -4,41 +4,24 @@
 // continues as new. The schedule's own history is what replays; the time-skipping server does not begin
 // delayed starts on time when it skips (src/testing/index.ts), which no recorded event depends on.
 //   node --import tsx test/histories/record-armed.ts test/histories/v0.8.0
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+import { historySaver, recordingDirectory } from './recorded.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const LEAD = 2 * MINUTE;
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: record-armed.ts <output directory>');
-  process.exit(2);
-}
-mkdirSync(outDir, { recursive: true });
+const outDir = recordingDirectory('record-armed.ts <output directory>');
 
 const h = await SchedulerHarness.start();
 const sdk = h.sdk('acme', 'ops', { armLeadMs: LEAD });
 const job = { type: 'JOB' as const, job_type: 'recordedJob', task_queue: JOB_QUEUE };
 const hourly = { kind: 'CRON' as const, expression: '0 * * * *', timezone: 'UTC' };
-const save = async (name: string, scheduleId: string, runId?: string) => {
-  const history = await h.env.client.workflow
-    .getHandle(scheduleWorkflowId('acme', scheduleId), runId)
-    .fetchHistory();
-  writeFileSync(
-    join(outDir, `${name}.binpb.gz`),
-    gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
-  );
-  console.log(`recorded ${name}: ${history.events?.length} events`);
-};
+const save = historySaver(h.env.client, outDir);
 /** Sleeps (skipping time) until `at` on the server's clock. */
 const sleepUntil = async (at: number) => {
   const now = await h.now();

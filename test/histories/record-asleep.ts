@@ -4,14 +4,10 @@
 // signal and the wake in its first task), and one the server woke at its arming point, whose first task
 // armed its job, which then ran. Each is then cancelled. Like record.ts (which explains the format):
 //   node --import tsx test/histories/record-asleep.ts test/histories/v0.9.0
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
 import { SchedulerClient, WAKE_MARGIN_MS } from '../../src/api/client.js';
 import { armAtMs } from '../../src/model/arming.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
 import {
   eventually,
   JOB_QUEUE,
@@ -20,14 +16,10 @@ import {
   startWorker,
   stopStack,
 } from '../integration/support.js';
+import { historySaver, recordingDirectory } from './recorded.js';
 
 const LEAD_MS = 2 * WAKE_MARGIN_MS + 10_000;
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: record-asleep.ts <output directory>');
-  process.exit(2);
-}
-mkdirSync(outDir, { recursive: true });
+const outDir = recordingDirectory('record-asleep.ts <output directory>');
 
 const stack = await startStack('record-asleep-');
 try {
@@ -40,14 +32,7 @@ try {
     armLeadMs: LEAD_MS,
   });
   const job = { type: 'JOB' as const, job_type: 'fileRecordedJob', task_queue: JOB_QUEUE };
-  const save = async (name: string) => {
-    const history = await stack.client.workflow.getHandle(scheduleWorkflowId('acme', name)).fetchHistory();
-    writeFileSync(
-      join(outDir, `${name}.binpb.gz`),
-      gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
-    );
-    console.log(`recorded ${name}: ${history.events?.length} events`);
-  };
+  const save = historySaver(stack.client, outDir);
   const daily = { kind: 'CRON' as const, expression: '0 9 * * *', timezone: 'Europe/Riga' };
 
   await sdk.create({ schedule_id: 'asleep-read', target: job, timing: daily });

@@ -3,10 +3,6 @@
 // ones finish; a cancel while some wait; a revocation while some wait (they are refused); a 60 KB payload
 // whose run continues as new by history size with hand-offs still waiting (the first and the last run).
 //   node --import tsx test/histories/record-bounded.ts test/histories/v0.5.1
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
@@ -19,14 +15,10 @@ import {
   SchedulerHarness,
 } from '../helpers/scheduler-harness.js';
 import { startFaultSink } from '../integration/fault-sink.js';
+import { historySaver, recordingDirectory } from './recorded.js';
 
 const HOUR = 3_600_000;
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: record-bounded.ts <output directory>');
-  process.exit(2);
-}
-mkdirSync(outDir, { recursive: true });
+const outDir = recordingDirectory('record-bounded.ts <output directory>');
 
 let release!: () => void;
 const released = new Promise<void>((r) => {
@@ -45,14 +37,7 @@ const sdkPolicy = policyTellingHandoffBound(3);
 const sdk = h.sdk('acme', 'ops', { tenantPolicy: () => sdkPolicy });
 const handle = (id: string, runId?: string) =>
   h.env.client.workflow.getHandle(scheduleWorkflowId('acme', id), runId);
-const save = async (name: string, scheduleId: string, runId?: string) => {
-  const history = await handle(scheduleId, runId).fetchHistory();
-  writeFileSync(
-    join(outDir, `${name}.binpb.gz`),
-    gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
-  );
-  console.log(`recorded ${name}: ${history.events?.length} events`);
-};
+const save = historySaver(h.env.client, outDir);
 const hourly = (path: string, payload?: Record<string, unknown>): ScheduleSpecInput => ({
   timing: { kind: 'CRON', expression: '0 * * * *', timezone: 'UTC' },
   target: {

@@ -3,10 +3,6 @@
 // answered while a cancelled schedule waits for one. The time-skipping server of record.ts cannot hold an
 // activity open, so these come from the dev server (the scenario of test/integration/handlers-while-draining).
 //   node --import tsx test/histories/record-draining.ts test/histories/v0.3.0
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
@@ -19,25 +15,13 @@ import {
   startWorker,
   stopStack,
 } from '../integration/support.js';
+import { historySaver, recordingDirectory } from './recorded.js';
 
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: record-draining.ts <output directory>');
-  process.exit(2);
-}
-mkdirSync(outDir, { recursive: true });
+const outDir = recordingDirectory('record-draining.ts <output directory>');
 
 const stack = await startStack('record-draining-');
 const sink = await startHoldingEventSink();
-const save = async (name: string, scheduleId: string, runId?: string) => {
-  const handle = stack.client.workflow.getHandle(scheduleWorkflowId('acme', scheduleId), runId);
-  const history = await handle.fetchHistory();
-  writeFileSync(
-    join(outDir, `${name}.binpb.gz`),
-    gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
-  );
-  console.log(`recorded ${name}: ${history.events?.length} events`);
-};
+const save = historySaver(stack.client, outDir);
 const eventTarget = { type: 'EVENT' as const, event_type: 'drain.test', sink_url: sink.url };
 const start = (scheduleId: string, continueAsNewAfterEvents?: number) =>
   stack.client.workflow.start('scheduleWorkflow', {

@@ -3,23 +3,15 @@
 // command), and a revoked QUEUE schedule (trigger refused in the loop, its queued occurrence refused, a
 // resume signal that no longer clears the revocation, the takeover update that does).
 //   node --import tsx test/histories/record-targets.ts test/histories/v0.5.0
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { ownerRevokedSignal, resumeSignal, takeOverUpdate } from '../../src/workflows/definitions.js';
 import { SchedulerHarness } from '../helpers/scheduler-harness.js';
+import { historySaver, recordingDirectory } from './recorded.js';
 
 const MINUTE = 60_000;
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: record-targets.ts <output directory>');
-  process.exit(2);
-}
-mkdirSync(outDir, { recursive: true });
+const outDir = recordingDirectory('record-targets.ts <output directory>');
 
 // acme may start `recordedJob` only; `forbiddenJob` is what the policy refuses at hand-off.
 const policy = TenantPolicy.fromTenants({
@@ -27,16 +19,7 @@ const policy = TenantPolicy.fromTenants({
 });
 const h = await SchedulerHarness.start({ tenantPolicy: () => policy });
 const sdk = h.sdk();
-const save = async (name: string, scheduleId: string) => {
-  const history = await h.env.client.workflow
-    .getHandle(scheduleWorkflowId('acme', scheduleId))
-    .fetchHistory();
-  writeFileSync(
-    join(outDir, `${name}.binpb.gz`),
-    gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
-  );
-  console.log(`recorded ${name}: ${history.events?.length} events`);
-};
+const save = historySaver(h.env.client, outDir);
 
 try {
   // Created through an SDK without a policy (as before the policy existed); refused by the worker's.

@@ -2,39 +2,24 @@
 // after its zone's rules changed, one left to its horizon, and a sparse one that wakes a horizon before its
 // slot to compute it again. Like record.ts (which explains the format):
 //   node --import tsx test/histories/record-tz.ts test/histories/v0.6.0
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import { DateTime } from 'luxon';
 import '../helpers/quiet-sdk.js';
 import { amendedZoneRules, useZoneRules, zoneRules } from '../../src/calendar/index.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { newerTzSignal } from '../../src/workflows/definitions.js';
 import { SchedulerHarness } from '../helpers/scheduler-harness.js';
+import { historySaver, recordingDirectory } from './recorded.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const job = { type: 'JOB' as const, job_type: 'recordedJob' };
 const dailyInRiga = { kind: 'CRON' as const, expression: '0 9 * * *', timezone: 'Europe/Riga' };
 
-const outDir = process.argv[2];
-if (!outDir) {
-  console.error('usage: record-tz.ts <output directory>');
-  process.exit(2);
-}
-mkdirSync(outDir, { recursive: true });
+const outDir = recordingDirectory('record-tz.ts <output directory>');
 
 const h = await SchedulerHarness.start();
 const sdk = h.sdk();
-const save = async (name: string, scheduleId: string) => {
-  const history = await h.env.client.workflow
-    .getHandle(scheduleWorkflowId('acme', scheduleId))
-    .fetchHistory();
-  const bytes = proto.temporal.api.history.v1.History.encode(history).finish();
-  writeFileSync(join(outDir, `${name}.binpb.gz`), gzipSync(bytes));
-  console.log(`recorded ${name}: ${history.events?.length} events`);
-};
+const save = historySaver(h.env.client, outDir);
 
 try {
   const now = DateTime.fromMillis(await h.now(), { zone: 'Europe/Riga' });

@@ -1,21 +1,17 @@
 // Records histories of real schedule runs for the replay test (test/unit/replay.test.ts), as Temporal's
 // own scheduler keeps a recorded history per release (service/worker/scheduler/testdata/replay_v*.json.gz).
-// Stored as gzipped binary protobuf (`.binpb.gz`): the SDK's historyToJSON fails with the protobufjs
-// copies npm installs here, and binary is exactly what the server sent.
+// Stored as gzipped binary protobuf (test/histories/recorded.ts says why).
 // Run it when workflow code changes in a way that running schedules must survive, into a new directory
 // named for the release (the time-skipping server must be installed: `npm run servers`):
 //   node --import tsx test/histories/record.ts test/histories/v0.2.0 [--prefix handoff-]
 // and keep every older directory: the replay test replays all of them, forever. `--prefix` starts every
 // file name (two branches recording into one release directory then never write the same file).
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { gzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+import { historySaver, recordingDirectory } from './recorded.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -25,22 +21,14 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: { prefix: { type: 'string', default: '' } },
 });
-const outDir = positionals[0];
-if (!outDir) {
-  console.error('usage: record.ts <output directory> [--prefix <file name prefix>]');
-  process.exit(2);
-}
-mkdirSync(outDir, { recursive: true });
+const outDir = recordingDirectory(
+  'record.ts <output directory> [--prefix <file name prefix>]',
+  positionals[0],
+);
 
 const h = await SchedulerHarness.start();
 const sdk = h.sdk();
-const save = async (name: string, scheduleId: string, runId?: string) => {
-  const handle = h.env.client.workflow.getHandle(scheduleWorkflowId('acme', scheduleId), runId);
-  const history = await handle.fetchHistory();
-  const bytes = proto.temporal.api.history.v1.History.encode(history).finish();
-  writeFileSync(join(outDir, `${values.prefix}${name}.binpb.gz`), gzipSync(bytes));
-  console.log(`recorded ${values.prefix}${name}: ${history.events?.length} events`);
-};
+const save = historySaver(h.env.client, outDir, values.prefix);
 
 try {
   // One-time, in a zone, to completion.

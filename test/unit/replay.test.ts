@@ -1,14 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
-import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { schedulerReplayOptions } from '../../src/worker.js';
 import { PATCHES } from '../../src/workflows/patches.js';
 import { type HistoryEvent, handOffsPerTask, isLocalActivityMarker, markerText } from '../helpers/history.js';
 import '../helpers/quiet-sdk.js';
+import { RECORDED_SUFFIX, readRecordedHistory } from '../histories/recorded.js';
 
 // Every history recorded by test/histories/record.ts, for every release, replayed against today's
 // workflow code: a change that would break a running schedule (a new command, a reordered timer, a
@@ -23,17 +22,16 @@ const files = readdirSync(root, { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .flatMap((d) =>
     readdirSync(join(root, d.name))
-      .filter((f) => f.endsWith('.binpb.gz'))
+      .filter((f) => f.endsWith(RECORDED_SUFFIX))
       .map((f) => join(root, d.name, f)),
   );
 
-const decode = (file: string) =>
-  proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))).events ?? [];
+const decode = (file: string) => readRecordedHistory(file).events ?? [];
 const inRelease = (release: string, prefix = '') =>
   files.filter((f) => basename(dirname(f)) === release && basename(f).startsWith(prefix));
 /** The recorded history `name` of `release`, decoded. */
 const named = (release: string, name: string) =>
-  decode(inRelease(release).find((f) => basename(f) === `${name}.binpb.gz`)!);
+  decode(inRelease(release).find((f) => basename(f) === `${name}${RECORDED_SUFFIX}`)!);
 
 describe('replay of recorded schedule histories', () => {
   it('has recorded histories of every release to replay', () => {
@@ -63,8 +61,8 @@ describe('replay of recorded schedule histories', () => {
 
   it('replays every recorded history without nondeterminism', async () => {
     const histories = files.map((file) => ({
-      workflowId: `${basename(dirname(file))}/${basename(file, '.binpb.gz')}`,
-      history: proto.temporal.api.history.v1.History.decode(gunzipSync(readFileSync(file))),
+      workflowId: `${basename(dirname(file))}/${basename(file, RECORDED_SUFFIX)}`,
+      history: readRecordedHistory(file),
     }));
     const failures: string[] = [];
     for await (const result of Worker.runReplayHistories(schedulerReplayOptions, histories)) {
@@ -92,7 +90,7 @@ describe('recorded histories cover both sides of the issue #9 patch', () => {
     const recorded = inRelease('v0.2.0');
     expect(recorded.length).toBeGreaterThanOrEqual(10);
     for (const file of recorded) expect(markerText(decode(file))).toContain(PATCHES.PER_FIRE_COST.id);
-    const allowThenSkip = decode(recorded.find((f) => basename(f) === 'allow-then-skip.binpb.gz')!);
+    const allowThenSkip = decode(recorded.find((f) => basename(f) === `allow-then-skip${RECORDED_SUFFIX}`)!);
     expect(markerText(allowThenSkip)).toContain('startJobWorkflow');
     expect(allowThenSkip.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(true);
   });
@@ -114,7 +112,7 @@ describe('recorded histories of the v0.3 patch: handlers served while hand-offs 
     const localActivityMarkers = (events: ReturnType<typeof decode>) =>
       events.filter(isLocalActivityMarker).length;
     for (const file of inRelease('v0.2.0')) {
-      if (basename(file) === 'allow-then-skip.binpb.gz')
+      if (basename(file) === `allow-then-skip${RECORDED_SUFFIX}`)
         expect(localActivityMarkers(decode(file))).toBeGreaterThan(0);
     }
     for (const file of recorded) {
@@ -343,7 +341,7 @@ describe('v0.5.2: the workflow split into modules (src/workflows/schedule/)', ()
   it('every v0.5.1 scenario was recorded again', () => {
     const names = (release: string) =>
       inRelease(release)
-        .map((f) => basename(f, '.binpb.gz'))
+        .map((f) => basename(f, RECORDED_SUFFIX))
         .sort();
     expect(names('v0.5.2')).toEqual(names('v0.5.1'));
   });
@@ -370,7 +368,7 @@ describe('recorded histories of the v0.6.0 patch: the tz horizon', () => {
       expect(markerText(decode(file))).not.toContain(PATCHES.TZ_HORIZON.id);
     for (const file of inRelease('v0.6.0'))
       expect(markerText(decode(file)), basename(file)).toContain(PATCHES.TZ_HORIZON.id);
-    const names = (release: string) => inRelease(release).map((f) => basename(f, '.binpb.gz'));
+    const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
     expect(names('v0.6.0')).toEqual(expect.arrayContaining(names('v0.5.2')));
   });
 
@@ -411,7 +409,7 @@ describe('recorded histories of the v0.8.0 patch: armed hand-offs', () => {
       expect(markerText(decode(file))).not.toContain(PATCHES.ARMED_HANDOFFS.id);
     for (const file of inRelease('v0.8.0'))
       expect(markerText(decode(file)), basename(file)).toContain(PATCHES.ARMED_HANDOFFS.id);
-    const names = (release: string) => inRelease(release).map((f) => basename(f, '.binpb.gz'));
+    const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
     expect(names('v0.8.0')).toEqual(expect.arrayContaining(names('v0.6.0')));
     expect(names('v0.8.0')).toEqual(expect.arrayContaining(['armed-hourly', 'armed-pause', 'armed-edit']));
   });
