@@ -44,8 +44,9 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
-import { findTemporalCli } from '../../scripts/toolchain.mjs';
+import { findTemporalCli, repoRoot } from '../../scripts/toolchain.mjs';
 import { SchedulerClient } from '../../src/api/client.js';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
@@ -54,6 +55,7 @@ import { DEFAULT_ARM_LEAD_MS } from '../../src/model/views.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { schedulerWorkerTuning } from '../../src/worker.js';
 import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
+import { spawnProcess } from '../../test/helpers/process.js';
 import {
   JOB_QUEUE,
   pool,
@@ -69,6 +71,7 @@ import {
 import { benchArgs, decimal, integer, oneOf, text, toggle } from '../args.js';
 import { summarize } from '../profile/top.js';
 import { type PersistenceCall, persistenceDelta, scrapePersistence } from './server-metrics.js';
+import type { ShardInput } from './shard/workflow.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', {
   schedules: integer(1000, 'schedules per side'),
@@ -99,6 +102,11 @@ const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', 
   'armed-floor': toggle(
     'also a side with no scheduler: jobs started before T with a start delay to T (the floor of arming ahead)',
   ),
+  'shard-size': integer(
+    0,
+    'also a side armed by shard workflows of this many schedules each (bench/scheduler/shard: a prototype of one workflow arming many schedules; 0: none)',
+  ),
+  'shard-starts': integer(100, 'with --shard-size: job starts per activity of a shard'),
   'server-config': text(
     'dynamic config JSON over the CLI\'s, for both sides\' dev servers: {"system.forceSearchAttributesCacheRefreshOnRead": false}',
   ),
@@ -107,14 +115,20 @@ const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', 
  * 'armed': no scheduler at all — the bench itself starts each job before T with a start delay to T, so the
  * server alone begins it at T. The floor of any scheduler that hands a slot off ahead of its instant
  * (`--armed-floor` adds it to a burst run).
+ * 'shard': schedules armed many to a workflow (bench/scheduler/shard, a prototype; `--shard-size` adds it).
  */
-type Side = 'ours' | 'temporal' | 'armed';
+type Side = 'ours' | 'temporal' | 'armed' | 'shard';
 const N = args.schedules;
 const CONCURRENCY = args.concurrency;
 const SIDES: Side[] = [
   ...(args.side === 'both' ? (['ours', 'temporal'] as const) : [args.side]),
   ...(args['armed-floor'] ? (['armed'] as const) : []),
+  ...(args['shard-size'] > 0 ? (['shard'] as const) : []),
 ];
+const SHARD_SIZE = args['shard-size'];
+const SHARD_STARTS = args['shard-starts'];
+const SHARD_QUEUE = 'shards';
+const shardWorkerScript = fileURLToPath(new URL('./shard/worker.ts', import.meta.url));
 /** Our side's arm lead: its work for T begins this long before T (and the CPU window with it). */
 const ARM_LEAD_MS = args['arm-lead'] * 1000;
 // Lead time before T: creation must end before it (a slot created after T is tomorrow's), and before our
@@ -157,7 +171,8 @@ const eventName = (e: object) => {
 const scheduleIds = (side: Side) =>
   Array.from(
     { length: N },
-    (_, i) => `${{ ours: 'vs', temporal: 'tvs', armed: 'avs' }[side]}-${String(i).padStart(6, '0')}`,
+    (_, i) =>
+      `${{ ours: 'vs', temporal: 'tvs', armed: 'avs', shard: 'svs' }[side]}-${String(i).padStart(6, '0')}`,
   );
 /** The armed side's job for schedule `id`. */
 const ARMED_JOB_ID = /^ajob-(avs-\d+)$/;
@@ -165,7 +180,13 @@ const ARMED_JOB_ID = /^ajob-(avs-\d+)$/;
 const TEMPORAL_JOB_ID = /^tjob-(tvs-\d+)-(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/;
 /** The schedule's own workflow: where its per-fire history cost is counted. */
 const ownWorkflowId = (side: Side, id: string) =>
-  side === 'ours' ? scheduleWorkflowId(TENANT, id) : `temporal-sys-scheduler:${id}`; // (armed: none)
+  side === 'ours' ? scheduleWorkflowId(TENANT, id) : `temporal-sys-scheduler:${id}`; // (armed: none; shard: below)
+/** The shards of the shard side: consecutive schedule IDs, SHARD_SIZE to a workflow. */
+const shardsOf = (ids: string[]) =>
+  Array.from({ length: Math.ceil(ids.length / SHARD_SIZE) }, (_, i) => ({
+    workflowId: `shard-${String(i).padStart(5, '0')}`,
+    scheduleIds: ids.slice(i * SHARD_SIZE, (i + 1) * SHARD_SIZE),
+  }));
 
 async function retry<T>(what: string, fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let i = 1; ; i++) {
@@ -196,6 +217,45 @@ const cpuOf = (p: Procs) => ({
   jobs: procStats(p.jobs).cpuS,
 });
 
+/** The shard prototype's worker, its own process as our scheduler worker is (its CPU is counted the same). */
+async function startShardWorker(stack: Stack): Promise<WorkerProcess> {
+  const spawned = spawnProcess(
+    process.execPath,
+    ['--import', 'tsx', shardWorkerScript],
+    { ...process.env, TEMPORAL_ADDRESS: stack.server.address, SHARD_QUEUE },
+    repoRoot,
+  );
+  stack.processes.push(spawned);
+  await spawned.waitFor(/ready pid=\d+ polling_at=\d+/, 120_000);
+  const pollingAt = Number(/ready pid=\d+ polling_at=(\d+)/.exec(spawned.output())![1]);
+  return Object.assign(spawned, { pollingAt });
+}
+
+/** The shard side's "creation": a workflow per SHARD_SIZE schedules, each arming its schedules' slot T. */
+async function startShards(stack: Stack, ids: string[], T: number): Promise<number> {
+  const start = Date.now();
+  await pool(shardsOf(ids), CONCURRENCY, (shard) =>
+    retry(`start ${shard.workflowId}`, () =>
+      stack.client.workflow.start('shardWorkflow', {
+        taskQueue: SHARD_QUEUE,
+        workflowId: shard.workflowId,
+        args: [
+          {
+            tenant: TENANT,
+            scheduleIds: shard.scheduleIds,
+            slotMs: T,
+            leadMs: ARM_LEAD_MS,
+            jobType: 'noopJob',
+            jobTaskQueue: JOB_QUEUE,
+            startsPerActivity: SHARD_STARTS,
+          } satisfies ShardInput,
+        ],
+      }),
+    ),
+  );
+  return Date.now() - start;
+}
+
 async function startSide(
   side: Side,
 ): Promise<{ stack: Stack; procs: Procs; schedulerWorker?: WorkerProcess; metricsPort: number }> {
@@ -215,24 +275,26 @@ async function startSide(
   });
   const [jobs, schedulerWorker] = await Promise.all([
     startWorker(stack, { ROLES: 'jobs' }),
-    side === 'ours'
-      ? startWorker(
-          stack,
-          {
-            ROLES: 'scheduler',
-            ...(WORKER_TUNING || PROFILE_DIR
-              ? {
-                  SCHEDULER_WORKER_TUNING: JSON.stringify({
-                    ...WORKER_TUNING,
-                    ...(PROFILE_DIR ? { debugMode: true } : {}),
-                  }),
-                }
-              : {}),
-          },
-          120_000,
-          PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
-        )
-      : Promise.resolve(undefined),
+    side === 'shard'
+      ? startShardWorker(stack)
+      : side === 'ours'
+        ? startWorker(
+            stack,
+            {
+              ROLES: 'scheduler',
+              ...(WORKER_TUNING || PROFILE_DIR
+                ? {
+                    SCHEDULER_WORKER_TUNING: JSON.stringify({
+                      ...WORKER_TUNING,
+                      ...(PROFILE_DIR ? { debugMode: true } : {}),
+                    }),
+                  }
+                : {}),
+            },
+            120_000,
+            PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+          )
+        : Promise.resolve(undefined),
   ]);
   log(`${side}: workers polling`);
   return {
@@ -334,7 +396,10 @@ async function burst(side: Side): Promise<BurstResult> {
     const cron = `${tDate.getUTCMinutes()} ${tDate.getUTCHours()} * * *`;
     const ids = scheduleIds(side);
     log(`${side}: creating ${N} schedules, cron '${cron}' UTC (T = ${tDate.toISOString()})`);
-    const createMs = await createAll(side, stack, ids, cron, undefined, T);
+    const createMs =
+      side === 'shard'
+        ? await startShards(stack, ids, T)
+        : await createAll(side, stack, ids, cron, undefined, T);
     log(
       `${side}: created in ${(createMs / 1000).toFixed(1)} s (${(N / (createMs / 1000)).toFixed(1)}/s); ${((T - Date.now()) / 1000).toFixed(0)} s until T`,
     );
@@ -402,7 +467,7 @@ async function burst(side: Side): Promise<BurstResult> {
     for await (const wf of client.workflow.list({ query: `WorkflowType = 'noopJob'` })) {
       let scheduleId: string | undefined;
       let slot: number | undefined;
-      if (side === 'ours') {
+      if (side === 'ours' || side === 'shard') {
         scheduleId = wf.typedSearchAttributes.get(ScheduleIdKey);
         slot = wf.typedSearchAttributes.get(ScheduledForKey)?.getTime();
       } else if (side === 'armed') {
@@ -484,18 +549,25 @@ async function burst(side: Side): Promise<BurstResult> {
     lateness.sort((a, b) => a - b);
     spread.sort((a, b) => a - b);
 
-    // History events per fire of the schedule's own workflow, over a sample.
+    // History events per fire of the schedule's own workflow (the shard's: all of it), over a sample.
     const sample = side === 'armed' ? [] : ids.slice(0, Math.min(HISTORY_SAMPLE, N));
-    const histories = await pool(sample, CONCURRENCY, async (id) => {
-      const h = await retry(`history ${id}`, () =>
-        client.workflow.getHandle(ownWorkflowId(side, id)).fetchHistory(),
+    const sampledShards =
+      side === 'shard' ? shardsOf(ids).filter((shard) => sample.includes(shard.scheduleIds[0]!)) : [];
+    const owners =
+      side === 'shard'
+        ? sampledShards.map((shard) => shard.workflowId)
+        : sample.map((id) => ownWorkflowId(side, id));
+    const sampledIds = side === 'shard' ? sampledShards.flatMap((shard) => shard.scheduleIds) : sample;
+    const histories = await pool(owners, CONCURRENCY, async (workflowId) => {
+      const h = await retry(`history ${workflowId}`, () =>
+        client.workflow.getHandle(workflowId).fetchHistory(),
       );
       return (h.events ?? []).filter((e) => tsMs(e.eventTime) >= T - WINDOW_BEFORE_T_MS);
     });
     const byType = new Map<string, number>();
     for (const events of histories)
       for (const e of events) byType.set(eventName(e), (byType.get(eventName(e)) ?? 0) + 1);
-    const sampledFires = sample.reduce((s, id) => s + (jobsBySlot.get(`${id} ${T}`)?.length ?? 0), 0);
+    const sampledFires = sampledIds.reduce((s, id) => s + (jobsBySlot.get(`${id} ${T}`)?.length ?? 0), 0);
     const totalEvents = [...byType.values()].reduce((a, b) => a + b, 0);
     const events = {
       perFire: totalEvents / sampledFires,
@@ -504,7 +576,7 @@ async function burst(side: Side): Promise<BurstResult> {
         .sort((a, b) => b[1] - a[1])
         .map(([k, v]) => `${k} ${(v / sampledFires).toFixed(2)}`)
         .join(', '),
-      sampled: sample.length,
+      sampled: sampledIds.length,
     };
     return {
       side,
@@ -651,6 +723,7 @@ const label = (side: Side) =>
     ours: 'this scheduler (CRON, JOB, ALLOW)',
     temporal: "Temporal's Schedules (cron spec, ALLOW_ALL)",
     armed: 'no scheduler: jobs started ahead with a start delay to T (the floor of arming ahead)',
+    shard: `prototype: shard workflows of ${SHARD_SIZE} schedules, each arming its slot in one wake`,
   })[side];
 const tuning = JSON.stringify({ ...schedulerWorkerTuning, ...WORKER_TUNING });
 const cli = findTemporalCli();
@@ -671,7 +744,7 @@ function printBurst(results: BurstResult[]) {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
     ...results.map(
       (r) =>
-        `| ${label(r.side)} | ${q(r, 0.5)} | ${q(r, 0.95)} | ${q(r, 0.99)} | ${sec(r.lateness.at(-1) ?? Number.NaN)} | ${sec(quantile(r.began, 0.5))} / ${sec(quantile(r.began, 0.99))} | ${r.cpu.server.toFixed(1)} | ${{ ours: r.cpu.scheduler.toFixed(1), temporal: '— (in the server)', armed: '—' }[r.side]} | ${r.cpu.jobs.toFixed(1)} | ${perFire(r).toFixed(1)} | ${r.schedulerRss ? `${mib(r.schedulerRss.rssBytes)} (${mib(r.schedulerRss.peakRssBytes)})` : '—'} | ${mib(r.jobsRss)} | ${r.events.perFire.toFixed(1)} (${r.events.wfts.toFixed(2)}) | ${(N / (r.createMs / 1000)).toFixed(1)} | ${r.fires} / ${r.lost} / ${r.doubled} | ${r.burstDoneMs === null ? r.note : sec(r.burstDoneMs)} | ${mib(r.dbBytes)} | ${r.loadBefore} → ${r.loadAfter} |`,
+        `| ${label(r.side)} | ${q(r, 0.5)} | ${q(r, 0.95)} | ${q(r, 0.99)} | ${sec(r.lateness.at(-1) ?? Number.NaN)} | ${sec(quantile(r.began, 0.5))} / ${sec(quantile(r.began, 0.99))} | ${r.cpu.server.toFixed(1)} | ${{ ours: r.cpu.scheduler.toFixed(1), temporal: '— (in the server)', armed: '—', shard: r.cpu.scheduler.toFixed(1) }[r.side]} | ${r.cpu.jobs.toFixed(1)} | ${perFire(r).toFixed(1)} | ${r.schedulerRss ? `${mib(r.schedulerRss.rssBytes)} (${mib(r.schedulerRss.peakRssBytes)})` : '—'} | ${mib(r.jobsRss)} | ${r.events.perFire.toFixed(1)} (${r.events.wfts.toFixed(2)}) | ${r.side === 'shard' ? `— (${shardsOf(scheduleIds('shard')).length} workflows started)` : (N / (r.createMs / 1000)).toFixed(1)} | ${r.fires} / ${r.lost} / ${r.doubled} | ${r.burstDoneMs === null ? r.note : sec(r.burstDoneMs)} | ${mib(r.dbBytes)} | ${r.loadBefore} → ${r.loadAfter} |`,
     ),
     '',
     ...results
