@@ -40,6 +40,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { freePort } from '../src/runtime/ports.js';
+import { SCHEDULE_WORKFLOW_TYPES } from '../src/workflows/definitions.js';
 import { cacheDir, repoRoot } from './toolchain.mjs';
 
 export const FUZZ_REQUIREMENTS = join(repoRoot, 'test', 'python', 'requirements-fuzz.txt');
@@ -506,7 +507,7 @@ export function serverErrorLines(log: string): string[] {
           (typeof entry.level === 'number' && entry.level >= 50) ||
           entry.level === 'error' ||
           entry.level === 'fatal' ||
-          (entry.msg === 'Workflow failed' && entry.workflowType === 'scheduleWorkflow') ||
+          (entry.msg === 'Workflow failed' && SCHEDULE_WORKFLOW_TYPES.includes(entry.workflowType ?? '')) ||
           (entry.msg === 'Activity failed' && entry.activityType === 'computeSlotBatch');
       } catch {}
     } else {

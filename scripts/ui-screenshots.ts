@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Page } from 'puppeteer-core';
 import { freePort } from '../src/runtime/ports.js';
+import { SCHEDULE_WORKFLOWS } from '../src/workflows/definitions.js';
 import { repoRoot } from './toolchain.mjs';
 
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
@@ -118,7 +119,7 @@ const shoot = async (page: Page, url: string, file: string, tab?: string) => {
 try {
   const page = await browser.newPage();
   await page.setViewport({ width: 1500, height: 900 });
-  const query = encodeURIComponent(`WorkflowType = "scheduleWorkflow" AND SchedulerTenantId = "acme"`);
+  const query = encodeURIComponent(`${SCHEDULE_WORKFLOWS} AND SchedulerTenantId = "acme"`);
   await shoot(page, `${ui}/namespaces/default/workflows?query=${query}`, 'schedules-of-tenant.png');
   await page.setViewport({ width: 1500, height: 1100 });
   const schedule = encodeURIComponent('schedule/acme/weekday-report');

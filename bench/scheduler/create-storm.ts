@@ -14,6 +14,7 @@
 import { cpus } from 'node:os';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import {
   pool,
   quantile,
@@ -22,6 +23,7 @@ import {
   startWorker,
   stopStack,
 } from '../../test/integration/support.js';
+
 import { benchArgs, integer, oneOf } from '../args.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/create-storm.ts', {
@@ -56,7 +58,7 @@ try {
       Array.from({ length: BACKGROUND }, (_, i) => `background-${i}`),
       CONCURRENCY,
       (id) =>
-        client.workflow.start('scheduleWorkflow', {
+        client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
           taskQueue: 'scheduler',
           workflowId: scheduleWorkflowId('acme', id),
           args: [

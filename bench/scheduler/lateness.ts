@@ -24,6 +24,7 @@ import type { Client } from '@temporalio/client';
 import { findTemporalCli } from '../../scripts/toolchain.mjs';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { SCHEDULE_WORKFLOWS } from '../../src/workflows/definitions.js';
 import { ScheduledForKey } from '../../src/workflows/search-attributes.js';
 import {
   pool,
@@ -150,7 +151,7 @@ try {
     );
   } else {
     log('T reached; waiting until every schedule completed');
-    const completedQuery = `WorkflowType = 'scheduleWorkflow' AND ExecutionStatus = 'Completed'`;
+    const completedQuery = `${SCHEDULE_WORKFLOWS} AND ExecutionStatus = 'Completed'`;
     const deadline = T + 6 * 60_000;
     for (;;) {
       const done = await count(client, completedQuery);

@@ -76,6 +76,7 @@ import {
   recomputeUpdate,
   resumeSignal,
   SCHEDULE_WORKFLOW_TYPE,
+  SCHEDULE_WORKFLOWS,
   STALE_CLOCK_REFUSAL,
   takeOverUpdate,
   triggerNowUpdate,
@@ -847,10 +848,7 @@ export class SchedulerClient {
 
   /** The visibility query for this tenant's schedules under a filter. */
   private listQuery(filter: ListFilter): string {
-    const clauses = [
-      `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
-      `${TenantIdKey.name} = ${quoteQueryValue(this.tenant)}`,
-    ];
+    const clauses = [SCHEDULE_WORKFLOWS, `${TenantIdKey.name} = ${quoteQueryValue(this.tenant)}`];
     // Filter values are enum members (validated by the contracts), never free text.
     if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
     if (filter.timing_kind) clauses.push(`${TimingKindKey.name} = '${filter.timing_kind}'`);

@@ -20,7 +20,7 @@ import {
   type OwnerReconcileResult,
   ownerRevokedSignal,
   reconcileOwnersUpdate,
-  SCHEDULE_WORKFLOW_TYPE,
+  SCHEDULE_WORKFLOWS,
 } from '../workflows/definitions.js';
 import { OwnerKey, ownerKeyValue, quoteQueryValue } from '../workflows/search-attributes.js';
 import type { Principal } from './auth.js';
@@ -70,7 +70,7 @@ export async function reconcileOwners(
   for (let i = 0; i < registry.revoked.length; i += OWNERS_PER_QUERY) {
     const owners = registry.revoked.slice(i, i + OWNERS_PER_QUERY).map(quoteQueryValue);
     const query = [
-      `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
+      SCHEDULE_WORKFLOWS,
       `ExecutionStatus = 'Running'`,
       `${OwnerKey.name} IN (${owners.join(', ')})`,
     ].join(' AND ');

@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import { tzOlderThan } from '../model/zones.js';
-import { newerTzSignal, recomputeUpdate, SCHEDULE_WORKFLOW_TYPE } from '../workflows/definitions.js';
+import { newerTzSignal, recomputeUpdate, SCHEDULE_WORKFLOWS } from '../workflows/definitions.js';
 import { quoteQueryValue, TzVersionKey } from '../workflows/search-attributes.js';
 
 export type TzRefreshMode = 'off' | 'notify' | 'recompute';
@@ -39,7 +39,7 @@ const CONCURRENCY = 8;
 export async function checkTzVersions(client: Client, options: TzCheckOptions): Promise<TzCheckResult> {
   const now = options.now ?? Date.now;
   const query = [
-    `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}'`,
+    SCHEDULE_WORKFLOWS,
     `ExecutionStatus = 'Running'`,
     `${TzVersionKey.name} != ${quoteQueryValue(options.version)}`,
   ].join(' AND ');

@@ -17,7 +17,19 @@ import type {
   TriggerRequest,
 } from '../model/contracts.js';
 
-export const SCHEDULE_WORKFLOW_TYPE = 'scheduleWorkflow';
+/**
+ * The type a new schedule's workflow starts as (since 0.10): born knowing every patch of 0.9 and before
+ * (src/workflows/patches.ts, KNOWN_AT_BIRTH_V2), its runs ask none of them. A worker before 0.10 does not
+ * register it: the task fails and waits for a worker that does, instead of being run by code that would
+ * record the patch markers newer code does not ask for (which no worker could replay).
+ */
+export const SCHEDULE_WORKFLOW_TYPE = 'scheduleWorkflowV2';
+/** The type of schedules created before 0.10 (and of their continued runs): every patch is asked. */
+export const SCHEDULE_WORKFLOW_TYPE_V1 = 'scheduleWorkflow';
+/** Every type a schedule's workflow runs as, whichever release created it. */
+export const SCHEDULE_WORKFLOW_TYPES: readonly string[] = [SCHEDULE_WORKFLOW_TYPE_V1, SCHEDULE_WORKFLOW_TYPE];
+/** A visibility filter for every schedule's workflow. */
+export const SCHEDULE_WORKFLOWS = `WorkflowType IN (${SCHEDULE_WORKFLOW_TYPES.map((t) => `'${t}'`).join(', ')})`;
 
 /**
  * Slots in the first batch of a calendar (a new schedule, or just edited): few, so the first workflow task

@@ -1,4 +1,4 @@
 // Workflow entry point: every workflow type the scheduler worker registers is exported here.
 
 export { ownerRegistryWorkflow } from './owner-registry.js';
-export { scheduleWorkflow } from './schedule/workflow.js';
+export { scheduleWorkflow, scheduleWorkflowV2 } from './schedule/workflow.js';

@@ -7,7 +7,7 @@
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
+import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 import { historySaver, recordingDirectory } from './recorded.js';
 
@@ -82,7 +82,7 @@ try {
   await h.env.sleep(HOUR);
 
   // An armed run that continues as new, carrying what it armed.
-  const continued = await h.env.client.workflow.start('scheduleWorkflow', {
+  const continued = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
     taskQueue: SCHEDULER_QUEUE,
     workflowId: scheduleWorkflowId('acme', 'armed-continue'),
     args: [

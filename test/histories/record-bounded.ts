@@ -7,7 +7,7 @@ import '../helpers/quiet-sdk.js';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
-import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
+import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import {
   JOB_QUEUE,
   policyTellingHandoffBound,
@@ -92,7 +92,7 @@ try {
   await save('bounded-revoked', 'bounded-revoked');
 
   // Past the API's payload cap (a schedule stored before it): started directly.
-  const first = await h.env.client.workflow.start('scheduleWorkflow', {
+  const first = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
     taskQueue: SCHEDULER_QUEUE,
     workflowId: scheduleWorkflowId('acme', 'bounded-large'),
     args: [

@@ -6,6 +6,7 @@
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { startHoldingEventSink } from '../helpers/http-api.js';
 import {
   eventually,
@@ -15,6 +16,7 @@ import {
   startWorker,
   stopStack,
 } from '../integration/support.js';
+
 import { historySaver, recordingDirectory } from './recorded.js';
 
 const outDir = recordingDirectory('record-draining.ts <output directory>');
@@ -24,7 +26,7 @@ const sink = await startHoldingEventSink();
 const save = historySaver(stack.client, outDir);
 const eventTarget = { type: 'EVENT' as const, event_type: 'drain.test', sink_url: sink.url };
 const start = (scheduleId: string, continueAsNewAfterEvents?: number) =>
-  stack.client.workflow.start('scheduleWorkflow', {
+  stack.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
     taskQueue: SCHEDULER_QUEUE,
     workflowId: scheduleWorkflowId('acme', scheduleId),
     args: [

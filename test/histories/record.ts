@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
+import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 import { historySaver, recordingDirectory } from './recorded.js';
 
@@ -133,7 +134,7 @@ try {
     signal_name: 'occurrence',
     start: { workflow_type: 'signalInbox', task_queue: JOB_QUEUE },
   };
-  const edited = await h.env.client.workflow.start('scheduleWorkflow', {
+  const edited = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
     taskQueue: SCHEDULER_QUEUE,
     workflowId: scheduleWorkflowId('acme', 'edit-continue'),
     args: [
@@ -182,7 +183,7 @@ try {
   await save('allow-then-skip', 'allow-then-skip');
 
   // A catch-up that continues as new half-way: the first run's history ends in ContinuedAsNew.
-  const handle = await h.env.client.workflow.start('scheduleWorkflow', {
+  const handle = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
     taskQueue: SCHEDULER_QUEUE,
     workflowId: scheduleWorkflowId('acme', 'catch-up'),
     args: [

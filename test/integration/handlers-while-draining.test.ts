@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { startHoldingEventSink } from '../helpers/http-api.js';
 import {
   eventually,
@@ -44,7 +45,7 @@ describe('updates while the schedule waits for hand-offs in flight (dev server)'
       target: { type: 'EVENT', event_type: 'drain.test', sink_url: sink.url },
       timing: { kind: 'INTERVAL', every: 'PT2S' },
     });
-    return await stack.client.workflow.start('scheduleWorkflow', {
+    return await stack.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
       taskQueue: SCHEDULER_QUEUE,
       workflowId: scheduleWorkflowId('acme', scheduleId),
       args: [

@@ -12,6 +12,7 @@ import { scheduleWorkflowId } from '../../src/model/ids.js';
 import type { DevServer } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { freePort } from '../../src/runtime/ports.js';
+import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import type { RunLine } from '../fixtures/durable-jobs.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
 import { type DevServerExtras, startTestDevServer, tempDir } from '../helpers/servers.js';
@@ -94,7 +95,7 @@ export function startScheduleWorkflow(
   stack: Stack,
   schedule: { scheduleId: string; spec: ScheduleSpecInput; ownerRef?: string; createdAtMs?: number },
 ) {
-  return stack.client.workflow.start('scheduleWorkflow', {
+  return stack.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
     taskQueue: SCHEDULER_QUEUE,
     workflowId: scheduleWorkflowId('acme', schedule.scheduleId),
     args: [

@@ -14,7 +14,14 @@ vi.mock('@temporalio/workflow', () => ({
   },
 }));
 
-const { PATCHES, PatchesAskedEachPass, resolveBehaviour } = await import('../../src/workflows/patches.js');
+const {
+  askSmallFirstBatch,
+  askVersionMemo,
+  KNOWN_AT_BIRTH_V2,
+  PATCHES,
+  PatchesAskedEachPass,
+  resolveBehaviour,
+} = await import('../../src/workflows/patches.js');
 const P = Object.fromEntries(Object.entries(PATCHES).map(([name, p]) => [name, p.id])) as Record<
   keyof typeof PATCHES,
   string
@@ -27,7 +34,8 @@ describe('resolveBehaviour asks the patches of the first activation in one order
 
   it('a new run: everything on; the guarded inert start answers first, the older two are not asked', () => {
     present = new Set(Object.values(P));
-    expect(resolveBehaviour()).toEqual({
+    expect(resolveBehaviour(0)).toEqual({
+      knownAtBirth: 0,
       perFireCost: true,
       servesHandlersWhileDraining: true,
       localActivities: false,
@@ -43,13 +51,13 @@ describe('resolveBehaviour asks the patches of the first activation in one order
 
   it('a run of 0.2 (local activities): no inert-start ID is asked', () => {
     present = new Set([P.PER_FIRE_COST]);
-    expect(resolveBehaviour()).toMatchObject({ localActivities: true, inertLocalStarts: false });
+    expect(resolveBehaviour(0)).toMatchObject({ localActivities: true, inertLocalStarts: false });
     expect(asked).toEqual([P.PER_FIRE_COST, P.HANDLERS_WHILE_DRAINING, P.NO_LOCAL_ACTIVITIES]);
   });
 
   it('a run of 0.3: all three inert-start IDs asked, none present', () => {
     present = new Set([P.PER_FIRE_COST, P.HANDLERS_WHILE_DRAINING, P.NO_LOCAL_ACTIVITIES]);
-    expect(resolveBehaviour().inertLocalStarts).toBe(false);
+    expect(resolveBehaviour(0).inertLocalStarts).toBe(false);
     expect(asked.slice(3)).toEqual([
       P.INERT_LOCAL_START_GUARDED,
       P.NO_INERT_LOCAL_START,
@@ -64,7 +72,7 @@ describe('resolveBehaviour asks the patches of the first activation in one order
       P.NO_LOCAL_ACTIVITIES,
       P.INERT_LOCAL_START,
     ]);
-    expect(resolveBehaviour().inertLocalStarts).toBe(true);
+    expect(resolveBehaviour(0).inertLocalStarts).toBe(true);
     expect(asked.slice(3)).toEqual([
       P.INERT_LOCAL_START_GUARDED,
       P.NO_INERT_LOCAL_START,
@@ -79,8 +87,53 @@ describe('resolveBehaviour asks the patches of the first activation in one order
       P.NO_LOCAL_ACTIVITIES,
       P.NO_INERT_LOCAL_START,
     ]);
-    expect(resolveBehaviour().inertLocalStarts).toBe(false);
+    expect(resolveBehaviour(0).inertLocalStarts).toBe(false);
     expect(asked.slice(3)).toEqual([P.INERT_LOCAL_START_GUARDED, P.NO_INERT_LOCAL_START]);
+  });
+});
+
+describe('a run born knowing the patches (SCHEDULE_WORKFLOW_TYPE) asks none of them', () => {
+  beforeEach(() => {
+    asked.length = 0;
+  });
+
+  it('knows every row of 0.9 and before: the behaviour of a new run, with no marker asked', () => {
+    // Present or not, nothing is asked: a recorded history of this type has no marker to meet.
+    present = new Set();
+    const behaviour = resolveBehaviour(KNOWN_AT_BIRTH_V2);
+    expect(behaviour).toEqual({
+      knownAtBirth: KNOWN_AT_BIRTH_V2,
+      perFireCost: true,
+      servesHandlersWhileDraining: true,
+      localActivities: false,
+      inertLocalStarts: true,
+    });
+    const each = new PatchesAskedEachPass(behaviour);
+    each.askAtTopOfPass();
+    expect(each).toMatchObject({
+      targetsBound: true,
+      handoffsBounded: true,
+      tzHorizon: true,
+      armedHandoffs: true,
+    });
+    expect(askSmallFirstBatch(behaviour)).toBe(true);
+    expect(askVersionMemo(behaviour)).toBe(true);
+    expect(asked).toEqual([]);
+  });
+
+  it('a patch past its level is still asked: a later patch reaches these runs as it reaches the first type', () => {
+    present = new Set();
+    const behaviour = resolveBehaviour(PATCHES.TARGETS_BOUND.level);
+    const each = new PatchesAskedEachPass(behaviour);
+    each.askAtTopOfPass();
+    expect(asked).toEqual([P.BOUNDED_HANDOFFS, P.TZ_HORIZON, P.ARMED_HANDOFFS]);
+    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: false });
+  });
+
+  it('levels are the table order, one each, and V2 knows them all', () => {
+    const levels = Object.values(PATCHES).map((p) => p.level);
+    expect(levels).toEqual(levels.map((_, i) => i + 1));
+    expect(KNOWN_AT_BIRTH_V2).toBe(levels.length);
   });
 });
 
@@ -92,6 +145,7 @@ describe('PatchesAskedEachPass', () => {
   it('asks each at every pass until it answers true, then no more, in table order', () => {
     present = new Set();
     const each = new PatchesAskedEachPass({
+      knownAtBirth: 0,
       perFireCost: true,
       servesHandlersWhileDraining: true,
       localActivities: false,
@@ -141,6 +195,7 @@ describe('PatchesAskedEachPass', () => {
   it('a run with local activities never asks them', () => {
     present = new Set(Object.values(P));
     const each = new PatchesAskedEachPass({
+      knownAtBirth: 0,
       perFireCost: true,
       servesHandlersWhileDraining: false,
       localActivities: true,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { schedulerReplayOptions } from '../../src/worker.js';
+import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
 import { PATCHES } from '../../src/workflows/patches.js';
 import { type HistoryEvent, handOffsPerTask, isLocalActivityMarker, markerText } from '../helpers/history.js';
 import '../helpers/quiet-sdk.js';
@@ -57,6 +58,8 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.8.0')?.length).toBeGreaterThanOrEqual(31);
     // v0.9.0: schedules created asleep (a delayed start), woken by a read, a pause, or the server at arming.
     expect(releases.get('v0.9.0')?.length).toBeGreaterThanOrEqual(3);
+    // v0.10.0: every scenario again, started as SCHEDULE_WORKFLOW_TYPE (born knowing every patch: no marker).
+    expect(releases.get('v0.10.0')?.length).toBeGreaterThanOrEqual(34);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -448,5 +451,67 @@ describe('recorded histories of the v0.8.0 patch: armed hand-offs', () => {
     );
     expect(input.armLeadMs).toBe(120_000);
     expect(input.state.armed.length).toBeGreaterThan(0);
+  });
+});
+
+describe('v0.10.0: new schedules born knowing every patch (SCHEDULE_WORKFLOW_TYPE)', () => {
+  const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
+  const typeOf = (events: readonly HistoryEvent[]) =>
+    events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+  const patchMarkers = (events: readonly HistoryEvent[]) =>
+    events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
+  const changeVersionUpserts = (events: readonly HistoryEvent[]) =>
+    events.filter(
+      (e) =>
+        e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields
+          ?.TemporalChangeVersion,
+    );
+
+  it('every scenario of 0.8 and 0.9 again, each of the new type, with no patch marker and no upsert beside one', () => {
+    expect(names('v0.10.0')).toEqual(expect.arrayContaining([...names('v0.8.0'), ...names('v0.9.0')]));
+    for (const file of inRelease('v0.10.0')) {
+      const events = decode(file);
+      expect(typeOf(events), file).toBe(SCHEDULE_WORKFLOW_TYPE);
+      expect(patchMarkers(events), file).toEqual([]);
+      expect(changeVersionUpserts(events), file).toEqual([]);
+    }
+  });
+
+  it('0.9 and before recorded the first type, which asks the patches (a marker and an upsert each)', () => {
+    for (const file of [...inRelease('v0.8.0'), ...inRelease('v0.9.0')]) {
+      const events = decode(file);
+      expect(typeOf(events), file).toBe(SCHEDULE_WORKFLOW_TYPE_V1);
+      expect(patchMarkers(events).length, file).toBeGreaterThan(0);
+      expect(changeVersionUpserts(events).length, file).toBe(patchMarkers(events).length);
+    }
+  });
+
+  it('a run continues as its own type', () => {
+    for (const [release, type] of [
+      ['v0.8.0', SCHEDULE_WORKFLOW_TYPE_V1],
+      ['v0.10.0', SCHEDULE_WORKFLOW_TYPE],
+    ] as const) {
+      const continued = named(release, 'edit-continue-first-run').find(
+        (e) => e.workflowExecutionContinuedAsNewEventAttributes,
+      );
+      expect(continued?.workflowExecutionContinuedAsNewEventAttributes?.workflowType?.name).toBe(type);
+      expect(typeOf(named(release, 'edit-continue-last-run'))).toBe(type);
+    }
+  });
+
+  it('a schedule created asleep arms its first job with the commands of 0.9 less the markers and their upserts', () => {
+    // What the first workflow task recorded: from its completion to the next task.
+    const firstCommands = (events: readonly HistoryEvent[]) => {
+      const done = events.findIndex((e) => e.workflowTaskCompletedEventAttributes);
+      const next = events.findIndex((e, i) => i > done && e.workflowTaskScheduledEventAttributes);
+      return events.slice(done + 1, next === -1 ? undefined : next);
+    };
+    const before = firstCommands(named('v0.9.0', 'asleep-armed'));
+    const now = firstCommands(named('v0.10.0', 'asleep-armed'));
+    expect(patchMarkers(before).length).toBeGreaterThanOrEqual(9);
+    expect(now.length).toBe(
+      before.length - patchMarkers(before).length - changeVersionUpserts(before).length,
+    );
+    expect(now.length).toBeLessThanOrEqual(before.length / 3);
   });
 });

@@ -7,7 +7,7 @@ import type { SchedulerClient } from '../../src/api/client.js';
 import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
-import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
+import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { handOffsPerTask, historiesOfEveryRun } from '../helpers/history.js';
 import {
   JOB_QUEUE,
@@ -71,7 +71,7 @@ describe('hand-offs in flight are bounded per schedule (time-skipping server)', 
       return;
     }
     // Larger than the API's 16 KiB cap: a schedule stored before the cap, started past the API.
-    await h!.env.client.workflow.start('scheduleWorkflow', {
+    await h!.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
       taskQueue: SCHEDULER_QUEUE,
       workflowId: scheduleWorkflowId('acme', scheduleId),
       args: [

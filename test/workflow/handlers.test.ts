@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;
@@ -179,7 +180,7 @@ describe('schedule handlers (time-skipping server)', () => {
       catch_up_limit: 150,
       max_lateness_s: 30,
     });
-    const handle = await h.env.client.workflow.start('scheduleWorkflow', {
+    const handle = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
       taskQueue: SCHEDULER_QUEUE,
       workflowId: scheduleWorkflowId('acme', 'can'),
       // A low threshold so the run continues as new several times while it hands off the backlog.

@@ -6,7 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { DELETED_VISIBLE_STATUS } from '../../model/views.js';
-import { SCHEDULE_WORKFLOW_TYPE } from '../../workflows/definitions.js';
+import { SCHEDULE_WORKFLOWS } from '../../workflows/definitions.js';
 import {
   NextRunAtKey,
   ScheduleStatusKey,
@@ -66,7 +66,7 @@ function visibilityGauges(registry: Registry, overdueAfterSeconds: number): Visi
  */
 async function readVisibility(client: Client, gauges: VisibilityGauges, overdueAfterSeconds: number) {
   const counts = new Map<string, number>();
-  const query = `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ${ScheduleStatusKey.name} != '${DELETED_VISIBLE_STATUS}'`;
+  const query = `${SCHEDULE_WORKFLOWS} AND ${ScheduleStatusKey.name} != '${DELETED_VISIBLE_STATUS}'`;
   for await (const execution of client.workflow.list({ query, pageSize: 1000 })) {
     const attrs = execution.searchAttributes ?? {};
     const key = JSON.stringify([
@@ -78,7 +78,7 @@ async function readVisibility(client: Client, gauges: VisibilityGauges, overdueA
   }
   const threshold = new Date(Date.now() - overdueAfterSeconds * 1000).toISOString();
   const late = await client.workflow.count(
-    `WorkflowType = '${SCHEDULE_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND ${ScheduleStatusKey.name} = 'ACTIVE' AND ${NextRunAtKey.name} < '${threshold}'`,
+    `${SCHEDULE_WORKFLOWS} AND ExecutionStatus = 'Running' AND ${ScheduleStatusKey.name} = 'ACTIVE' AND ${NextRunAtKey.name} < '${threshold}'`,
   );
   gauges.schedules.reset();
   for (const [key, value] of counts) {

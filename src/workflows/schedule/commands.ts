@@ -118,7 +118,7 @@ async function applyEdit(run: ScheduleRun, request: EditCommand): Promise<EditRe
   // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
   if (request.owner_ref) changeOwner(s, request.owner_ref);
   s.updatedAt = workflowNowIso();
-  if (askVersionMemo()) wf.upsertMemo({ [VERSION_MEMO]: s.version });
+  if (askVersionMemo(run.behaviour)) wf.upsertMemo({ [VERSION_MEMO]: s.version });
   // Armed jobs were started under the old definition: taken back, their slots are the new one's to decide.
   const armedBefore = s.armed?.length ?? 0;
   if (armedBefore > 0) await run.disarm('edit', `schedule edited to version ${s.version}`);

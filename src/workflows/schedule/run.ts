@@ -136,7 +136,7 @@ export class ScheduleRun implements HandOffContext {
       const last = s.buffer.at(-1);
       if (last && Date.parse(last.fireAt) > now + ahead) return;
       // No cursor yet: the first batch of this calendar (a new schedule, or just edited).
-      const first = s.cursor === null && askSmallFirstBatch();
+      const first = s.cursor === null && askSmallFirstBatch(this.behaviour);
       const batch =
         this.givenFirstBatch ??
         (await this.computeSlotBatch(
@@ -592,7 +592,7 @@ export class ScheduleRun implements HandOffContext {
     if (this.commands.length > 0) return;
     const next = continuedInput(this.input, this.state);
     // The server starts the next run with the first run's memo, not the upserted one: carry it.
-    if (askVersionMemo()) {
+    if (askVersionMemo(this.behaviour)) {
       await wf.makeContinueAsNewFunc<(input: ScheduleWorkflowInput) => Promise<unknown>>({
         memo: { ...wf.workflowInfo().memo, [VERSION_MEMO]: this.state.version },
       })(next);

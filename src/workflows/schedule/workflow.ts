@@ -2,8 +2,9 @@
 // what is due with the pure policy step (../policy.ts), hands occurrences off through activities and
 // continues as new to keep its history bounded. The order below is history: the patches of the first
 // activation are asked before any other `wf.*` call, and the handlers are set before the loop's first await.
+// Two workflow types run the same code: each continues as its own type, so a run never changes what it knows.
 import type { ScheduleDescription } from '../../model/contracts.js';
-import { resolveBehaviour } from '../patches.js';
+import { type Behaviour, KNOWN_AT_BIRTH_V2, resolveBehaviour } from '../patches.js';
 import { registerHandlers } from './handlers.js';
 import { ScheduleRun } from './run.js';
 import type { ScheduleWorkflowInput } from './state.js';
@@ -11,8 +12,17 @@ import { describe } from './views.js';
 
 export type { ScheduleState, ScheduleWorkflowInput } from './state.js';
 
+/** SCHEDULE_WORKFLOW_TYPE_V1: schedules created before 0.10, and their continued runs. Asks every patch. */
 export async function scheduleWorkflow(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
-  const behaviour = resolveBehaviour();
+  return runSchedule(input, resolveBehaviour(0));
+}
+
+/** SCHEDULE_WORKFLOW_TYPE: born knowing every patch up to KNOWN_AT_BIRTH_V2, so it asks none of them. */
+export async function scheduleWorkflowV2(input: ScheduleWorkflowInput): Promise<ScheduleDescription> {
+  return runSchedule(input, resolveBehaviour(KNOWN_AT_BIRTH_V2));
+}
+
+async function runSchedule(input: ScheduleWorkflowInput, behaviour: Behaviour): Promise<ScheduleDescription> {
   const run = new ScheduleRun(input, behaviour);
   registerHandlers(run);
   await run.loop();
