@@ -23,7 +23,6 @@ import {
   startWorker,
   stopStack,
 } from '../../test/integration/support.js';
-
 import { benchArgs, integer, oneOf } from '../args.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/create-storm.ts', {

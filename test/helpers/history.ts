@@ -9,6 +9,17 @@ export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 export const isLocalActivityMarker = (e: HistoryEvent): boolean =>
   e.markerRecordedEventAttributes?.markerName === 'core_local_activity';
 
+/** The markers `patched()` recorded (one per patch a run asked; none in a run born knowing them). */
+export const patchMarkers = (events: readonly HistoryEvent[]): HistoryEvent[] =>
+  events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
+
+/** The `TemporalChangeVersion` upserts sdk-core writes beside each patch marker. */
+export const changeVersionUpserts = (events: readonly HistoryEvent[]): HistoryEvent[] =>
+  events.filter(
+    (e) =>
+      e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
+  );
+
 /** The text of every marker's payloads (patch IDs, local activity results), as one string to search. */
 export const markerText = (events: readonly HistoryEvent[]): string =>
   events

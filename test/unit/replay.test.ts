@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { schedulerReplayOptions } from '../../src/worker.js';
 import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
 import { PATCHES } from '../../src/workflows/patches.js';
-import { type HistoryEvent, handOffsPerTask, isLocalActivityMarker, markerText } from '../helpers/history.js';
+import {
+  changeVersionUpserts,
+  type HistoryEvent,
+  handOffsPerTask,
+  isLocalActivityMarker,
+  markerText,
+  patchMarkers,
+} from '../helpers/history.js';
 import '../helpers/quiet-sdk.js';
 import { RECORDED_SUFFIX, readRecordedHistory } from '../histories/recorded.js';
 
@@ -33,6 +40,8 @@ const inRelease = (release: string, prefix = '') =>
 /** The recorded history `name` of `release`, decoded. */
 const named = (release: string, name: string) =>
   decode(inRelease(release).find((f) => basename(f) === `${name}${RECORDED_SUFFIX}`)!);
+/** The recorded histories' names of `release`. */
+const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
 
 describe('replay of recorded schedule histories', () => {
   it('has recorded histories of every release to replay', () => {
@@ -342,11 +351,7 @@ describe('v0.5.2: the workflow split into modules (src/workflows/schedule/)', ()
   // nor are two recordings by one release: the recorders' signals and activity completions race the
   // time-skipping clock.)
   it('every v0.5.1 scenario was recorded again', () => {
-    const names = (release: string) =>
-      inRelease(release)
-        .map((f) => basename(f, RECORDED_SUFFIX))
-        .sort();
-    expect(names('v0.5.2')).toEqual(names('v0.5.1'));
+    expect(names('v0.5.2').sort()).toEqual(names('v0.5.1').sort());
   });
 });
 
@@ -371,7 +376,6 @@ describe('recorded histories of the v0.6.0 patch: the tz horizon', () => {
       expect(markerText(decode(file))).not.toContain(PATCHES.TZ_HORIZON.id);
     for (const file of inRelease('v0.6.0'))
       expect(markerText(decode(file)), basename(file)).toContain(PATCHES.TZ_HORIZON.id);
-    const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
     expect(names('v0.6.0')).toEqual(expect.arrayContaining(names('v0.5.2')));
   });
 
@@ -412,7 +416,6 @@ describe('recorded histories of the v0.8.0 patch: armed hand-offs', () => {
       expect(markerText(decode(file))).not.toContain(PATCHES.ARMED_HANDOFFS.id);
     for (const file of inRelease('v0.8.0'))
       expect(markerText(decode(file)), basename(file)).toContain(PATCHES.ARMED_HANDOFFS.id);
-    const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
     expect(names('v0.8.0')).toEqual(expect.arrayContaining(names('v0.6.0')));
     expect(names('v0.8.0')).toEqual(expect.arrayContaining(['armed-hourly', 'armed-pause', 'armed-edit']));
   });
@@ -455,17 +458,8 @@ describe('recorded histories of the v0.8.0 patch: armed hand-offs', () => {
 });
 
 describe('v0.10.0: new schedules born knowing every patch (SCHEDULE_WORKFLOW_TYPE)', () => {
-  const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
   const typeOf = (events: readonly HistoryEvent[]) =>
     events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
-  const patchMarkers = (events: readonly HistoryEvent[]) =>
-    events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
-  const changeVersionUpserts = (events: readonly HistoryEvent[]) =>
-    events.filter(
-      (e) =>
-        e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields
-          ?.TemporalChangeVersion,
-    );
 
   it('every scenario of 0.8 and 0.9 again, each of the new type, with no patch marker and no upsert beside one', () => {
     expect(names('v0.10.0')).toEqual(expect.arrayContaining([...names('v0.8.0'), ...names('v0.9.0')]));

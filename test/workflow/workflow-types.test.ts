@@ -3,7 +3,6 @@
 // does (which still asks them all: schedules created before 0.10 keep running as that type). A worker that
 // does not know the new type must not run it: it would record the markers newer code does not ask for.
 import { fileURLToPath } from 'node:url';
-import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
@@ -12,21 +11,12 @@ import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
 import { PATCHES } from '../../src/workflows/patches.js';
-import { markerText } from '../helpers/history.js';
+import { changeVersionUpserts, markerText, patchMarkers } from '../helpers/history.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
-type Event = temporal.api.history.v1.IHistoryEvent;
 const MINUTE = 60_000;
 const job = { type: 'JOB' as const, job_type: 'recordedJob' };
 const patchIds = new Set(Object.values(PATCHES).map((p) => p.id));
-
-const patchMarkers = (events: Event[]) =>
-  events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
-const changeVersionUpserts = (events: Event[]) =>
-  events.filter(
-    (e) =>
-      e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
-  );
 
 describe('schedule workflow types (time-skipping server)', () => {
   let h: SchedulerHarness;
