@@ -114,9 +114,11 @@ type Patch = (typeof PATCHES)[keyof typeof PATCHES];
  */
 export const KNOWN_AT_BIRTH_V2 = PATCHES.ARMED_HANDOFFS.level;
 
+/** Whether a run born knowing `knownAtBirth` takes `patch` as answered true without asking. */
+const knownAt = (knownAtBirth: number, patch: Patch): boolean => patch.level <= knownAtBirth;
 /** A patch as a run sees it: known at birth (true, nothing recorded), else asked. */
 const has = (knownAtBirth: number, patch: Patch): boolean =>
-  patch.level <= knownAtBirth || wf.patched(patch.id);
+  knownAt(knownAtBirth, patch) || wf.patched(patch.id);
 
 /**
  * What a run does, as the patches asked in its first activation answered. Resolved once, before any other
@@ -165,11 +167,11 @@ export class PatchesAskedEachPass {
   armedHandoffs: boolean;
 
   constructor(private readonly behaviour: Behaviour) {
-    const known = (patch: Patch) => patch.level <= behaviour.knownAtBirth;
-    this.targetsBound = known(PATCHES.TARGETS_BOUND);
-    this.handoffsBounded = known(PATCHES.BOUNDED_HANDOFFS);
-    this.tzHorizon = known(PATCHES.TZ_HORIZON);
-    this.armedHandoffs = known(PATCHES.ARMED_HANDOFFS);
+    const known = behaviour.knownAtBirth;
+    this.targetsBound = knownAt(known, PATCHES.TARGETS_BOUND);
+    this.handoffsBounded = knownAt(known, PATCHES.BOUNDED_HANDOFFS);
+    this.tzHorizon = knownAt(known, PATCHES.TZ_HORIZON);
+    this.armedHandoffs = knownAt(known, PATCHES.ARMED_HANDOFFS);
   }
 
   askAtTopOfPass(): void {
