@@ -6,6 +6,14 @@ import { defineConfig } from 'vitest/config';
 // retries and outages); `npm test` leaves them out.
 const chaos = process.env.SCHEDULER_CHAOS === '1';
 
+// Every file runs in one pool of LANES workers. Vitest puts every project whose files run one at a time
+// (`fileParallelism: false`) into a single serial group after the others, so the workflow and integration
+// suites used to queue behind each other, file by file. Most of an integration file's time is real time
+// spent waiting for slots to come due, not CPU, so two files at a time on the 2-core CI machine halve
+// the wall time; each file has its own servers on free ports and its own temp dir. Projects in one
+// group must agree on maxWorkers.
+const LANES = Number(process.env.SCHEDULER_TEST_LANES ?? 2);
+
 export default defineConfig({
   test: {
     projects: [
@@ -13,6 +21,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          maxWorkers: LANES,
           testTimeout: 30_000,
         },
       },
@@ -23,9 +32,7 @@ export default defineConfig({
           include: ['test/workflow/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // One time-skipping server per file; files run one after another so two JVMs do not fight
-          // over two cores and time out.
-          fileParallelism: false,
+          maxWorkers: LANES,
         },
       },
       {
@@ -35,7 +42,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          maxWorkers: LANES,
         },
       },
       ...(chaos

@@ -20,6 +20,8 @@ export {
   InterpretProblemError,
   SchedulerError,
   SchedulerErrorCode,
+  UnavailableCause,
+  UnavailableError,
 } from './api/errors.js';
 export { type PatchScheduleInput, VersionConflictError } from './api/patch.js';
 export {

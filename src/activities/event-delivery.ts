@@ -147,14 +147,20 @@ async function discard(body: Dispatcher.ResponseData['body'], signal: AbortSigna
   }
 }
 
+/** The signal that ends an attempt `timeoutMs` after it starts (`AbortSignal.timeout` unless a test injects one). */
+export type DeliveryDeadline = (timeoutMs: number) => AbortSignal;
+
 /**
  * One delivery service per process. It pools connections per sink origin in two agents, one per
  * `allowPrivate` setting, so that a connection opened for a sink allowed private addresses never carries a
  * request that was not; a pooled connection goes to an address checked when it was opened, and every new
  * connection resolves and checks again.
  */
-export function createEventDelivery(options: { resolve?: ResolveHost } = {}): EventDelivery {
+export function createEventDelivery(
+  options: { resolve?: ResolveHost; deadline?: DeliveryDeadline } = {},
+): EventDelivery {
   const resolve = options.resolve ?? resolveWithDns;
+  const deadline = options.deadline ?? ((timeoutMs: number) => AbortSignal.timeout(timeoutMs));
   const agent = (allowPrivate: boolean) =>
     new Agent({ connect: { lookup: checkingLookup(resolve, allowPrivate), timeout: CONNECT_TIMEOUT_MS } });
   const publicOnly = agent(false);
@@ -179,7 +185,7 @@ export function createEventDelivery(options: { resolve?: ResolveHost } = {}): Ev
       if (host.kind === 'ip' && host.range !== 'public' && !allowPrivate)
         throw failure('address-refused', REFUSED, `${host.address} is ${host.range}`);
 
-      const signal = AbortSignal.timeout(timeoutMs);
+      const signal = deadline(timeoutMs);
       try {
         const response = await request(target, {
           method: 'POST',

@@ -45,7 +45,7 @@ import {
   PatchScheduleRequest,
   type PreviewResult,
 } from '../model/http.js';
-import { scheduleIdOf, scheduleWorkflowId } from '../model/ids.js';
+import { occurrenceIdPrefix, scheduleIdOf, scheduleWorkflowId } from '../model/ids.js';
 import { InterpretRequest, type InterpretResult } from '../model/interpret.js';
 import {
   calendarOptionsOf,
@@ -89,6 +89,7 @@ import {
   OwnerKey,
   ownerKeyValue,
   quoteQueryValue,
+  ScheduleIdKey,
   ScheduleStatusKey,
   scheduleAttributes,
   TenantIdKey,
@@ -102,6 +103,7 @@ import {
   parseOrThrow,
   QuotaExceededError,
   SchedulerError,
+  UnavailableError,
   validationError,
 } from './errors.js';
 import { asEdited, mergedSpec, type PatchScheduleInput, VersionConflictError } from './patch.js';
@@ -244,7 +246,11 @@ const STALE_CLOCK_RETRY: RetryPolicy = {
   attempts: 6,
   delay: backoff({ firstMs: 25 }),
   transient: (err) => err instanceof Error && err.message.includes(STALE_CLOCK_REFUSAL),
-  exhausted: () => unavailable(),
+  exhausted: () =>
+    new UnavailableError(
+      'STALE_CLOCK',
+      "the schedule's worker refused every read: its newest history events wait for a workflow task the worker has not run yet (busy); retry",
+    ),
 };
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /**
@@ -446,8 +452,8 @@ const grpcCode = (err: unknown): number | undefined => {
 };
 
 const unavailable = () =>
-  new SchedulerError(
-    'UNAVAILABLE',
+  new UnavailableError(
+    'NO_ANSWER',
     'the scheduler worker did not answer in time (down or busy) or Temporal is unreachable; retry',
   );
 
@@ -1111,7 +1117,36 @@ export class SchedulerClient {
   async cancel(scheduleId: string, request: Partial<CancelRequest> = {}): Promise<ScheduleDescription> {
     const parsed = parseOrThrow(CancelRequest, request);
     const description = await this.runUpdate(scheduleId, cancelUpdate, parsed);
+    if (parsed.running === 'CANCEL') await this.cancelRunningJobs(scheduleId, description.recent_occurrences);
     return { ...description, schedule: withExplanation(description.schedule) };
+  }
+
+  /**
+   * The schedule's JOB workflows still running, cancelled from here (issue 40). The workflow asks for the
+   * jobs it awaits as it ends, in the task that closes it, and the server drops a cancel requested by a
+   * workflow that closed; the jobs it started without awaiting them (a recurring ALLOW JOB) it never
+   * followed. The awaited ones come from its answer, the others from visibility (which may not list a job
+   * started within the last second). Best effort: the schedule is cancelled whatever happens here.
+   */
+  private async cancelRunningJobs(scheduleId: string, occurrences: readonly Occurrence[]): Promise<void> {
+    const prefix = occurrenceIdPrefix(this.tenant, scheduleId);
+    const jobs = new Set(
+      occurrences
+        .filter((o) => o.status === 'RUNNING' && o.target_ref.startsWith(prefix))
+        .map((o) => o.target_ref),
+    );
+    const query = [
+      `${TenantIdKey.name} = ${quoteQueryValue(this.tenant)}`,
+      `${ScheduleIdKey.name} = ${quoteQueryValue(scheduleId)}`,
+      `ExecutionStatus = 'Running'`,
+    ].join(' AND ');
+    try {
+      for await (const execution of this.options.client.workflow.list({ query }))
+        if (execution.workflowId.startsWith(prefix)) jobs.add(execution.workflowId);
+    } catch {
+      // Visibility unavailable: the awaited jobs are still cancelled.
+    }
+    await Promise.allSettled([...jobs].map((id) => this.options.client.workflow.getHandle(id).cancel()));
   }
 
   /**

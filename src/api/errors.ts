@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { SCHEDULE_CONTRACT, SUPPORTED_CONTRACTS } from '../model/contracts.js';
+import type { UnavailableCause } from '../model/http.js';
 import type { InterpretProblem, InterpretReading, UnreadWord } from '../model/interpret.js';
 import { validationIssue } from '../model/validation.js';
 
+export { UnavailableCause } from '../model/http.js';
 export { unknownFieldReason } from '../model/validation.js';
 
 /**
@@ -54,6 +56,18 @@ export class SchedulerError extends Error {
 
   toBody(): ErrorBody {
     return { error: { code: this.code, field: this.field, reason: this.reason } };
+  }
+}
+
+/** UNAVAILABLE with its cause (the HTTP problem's `unavailable_cause`). */
+export class UnavailableError extends SchedulerError {
+  override name = 'UnavailableError';
+  declare readonly code: 'UNAVAILABLE';
+  constructor(
+    readonly unavailableCause: UnavailableCause,
+    reason: string,
+  ) {
+    super('UNAVAILABLE', reason);
   }
 }
 

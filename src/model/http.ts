@@ -126,6 +126,24 @@ export const Health = z.object({
   checks: z.record(z.string(), z.string()),
 });
 
+/**
+ * Why a call was answered UNAVAILABLE. Both are retryable and changed nothing, but they are different
+ * faults to an operator: a worker or Temporal that does not answer at all, or a schedule whose worker
+ * answered every read with a refusal.
+ */
+export const UnavailableCause = z
+  .enum([
+    // the scheduler worker or Temporal did not answer within the deadline, is unreachable, or shed the call
+    'NO_ANSWER',
+    // every read of the schedule was refused by the stale-clock guard (src/workflows/stale-clock-guard.ts):
+    // its newest history events still waited for a workflow task its worker had not run
+    'STALE_CLOCK',
+  ])
+  .describe(
+    'on UNAVAILABLE from Temporal or the scheduler worker: NO_ANSWER (no answer in time, unreachable, or the call was shed) or STALE_CLOCK (every read of the schedule was refused: its worker has not yet run the workflow task its newest events wait for); both retryable',
+  );
+export type UnavailableCause = z.infer<typeof UnavailableCause>;
+
 /** RFC 9457 problem details, with the failing field and (for validation) every issue found. */
 export const Problem = z
   .object({
@@ -144,6 +162,7 @@ export const Problem = z
     current_version: z.number().int().optional().describe('on VERSION_CONFLICT: the version to base on'),
     limit: z.number().optional().describe('on QUOTA_EXCEEDED: the quota'),
     current: z.number().optional().describe('on QUOTA_EXCEEDED: what the tenant has, or would have'),
+    unavailable_cause: UnavailableCause.optional(),
     readings: z
       .array(InterpretReading)
       .optional()

@@ -25,8 +25,12 @@ export function canonicalInstant(iso: string): string {
  * which is what makes a second start of the same slot fail as a duplicate instead of running twice.
  */
 export function occurrenceId(tenantId: string, scheduleId: string, scheduledFor: string): string {
-  return `occurrence/${tenantId}/${scheduleId}/${canonicalInstant(scheduledFor)}`;
+  return `${occurrenceIdPrefix(tenantId, scheduleId)}${canonicalInstant(scheduledFor)}`;
 }
+
+/** What every occurrence ID (so every JOB workflow ID) of one schedule starts with. */
+export const occurrenceIdPrefix = (tenantId: string, scheduleId: string): string =>
+  `occurrence/${tenantId}/${scheduleId}/`;
 
 /** The key targets deduplicate on (SPEC: `schedule:<schedule_id>:<scheduled_for>`; instant in UTC). */
 export function idempotencyKey(scheduleId: string, scheduledFor: string): string {

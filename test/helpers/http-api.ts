@@ -14,6 +14,7 @@ import { buildApi } from '../../src/api/http/server.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from '../integration/support.js';
+import type { DevServerExtras } from './servers.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const jobWorkflows = fileURLToPath(new URL('../fixtures/jobs.ts', import.meta.url));
@@ -133,10 +134,14 @@ export interface ApiStackOptions {
    */
   authFailuresPerMinute?: number;
   temporalTimeoutMs?: number;
+  /** ApiDependencies.now: the clock of the API's own windows (a TestClock's `now`); default Date.now. */
+  now?: () => number;
+  /** What the dev server sets beyond the defaults. */
+  server?: DevServerExtras;
 }
 
 export async function startApiStack(prefix: string, options: ApiStackOptions): Promise<ApiStack> {
-  const stack = await startStack(prefix);
+  const stack = await startStack(prefix, options.server);
   const jobRuns: string[] = [];
   let ring = KeyRing.fromConfig({ keys: options.keys });
   let tenantPolicy = options.tenantPolicy ?? TenantPolicy.openToAll();
@@ -176,6 +181,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
     ...(options.rateLimitPerMinute ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
     authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
     ...(options.temporalTimeoutMs ? { temporalTimeoutMs: options.temporalTimeoutMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

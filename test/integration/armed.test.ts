@@ -105,8 +105,15 @@ describe('armed hand-offs (dev server, real time)', () => {
     const before = await job(occ).describe();
     expect(before.status.name).toBe('RUNNING');
     expect(before.startTime.getTime()).toBeLessThan(Date.parse(occ.fire_at));
-    // The start carries the delay to the instant: the server begins it then.
-    expect(Math.abs(before.executionTime!.getTime() - Date.parse(occ.fire_at))).toBeLessThan(1_000);
+    // The start carries the delay to the instant: the server begins it then. The hand-off counts that delay
+    // from its worker's clock, read after the hand-off began (emitted_at, the workflow's time) and before the
+    // server stamped the start: late by at most that measured span, never early.
+    const emittedAt = Date.parse(occ.emitted_at!);
+    expect(emittedAt).toBeLessThanOrEqual(before.startTime.getTime());
+    expect(before.executionTime!.getTime()).toBeGreaterThanOrEqual(Date.parse(occ.fire_at));
+    expect(before.executionTime!.getTime()).toBeLessThanOrEqual(
+      Date.parse(occ.fire_at) + (before.startTime.getTime() - emittedAt),
+    );
     expect(await begunAt(job(occ))).toBeNull();
 
     await untilPast(occ.fire_at);

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerClient, startDelayMs, WAKE_MARGIN_MS } from '../../src/api/client.js';
 import { armAtMs } from '../../src/model/arming.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { hourHalfADayAway } from '../helpers/clock.js';
 import {
+  bracketed,
   eventually,
   JOB_QUEUE,
   readRunLines,
@@ -23,6 +25,13 @@ import {
 
 const LEAD_MS = 5_000;
 const HOUR_MS = 3_600_000;
+// The recurring schedules run daily in Riga at the hour half a day from now, whatever the hour, day or
+// season (a fixed 09:00 made them start awake when created in the two minutes before it): ten to thirteen
+// hours away (eleven to twelve, an hour more or less across a DST change), so each is created asleep and
+// none fires while the file runs.
+const RIGA_HOUR = hourHalfADayAway('Europe/Riga');
+const DAILY = `0 ${RIGA_HOUR} * * *`;
+const DAILY_EDITED = `30 ${RIGA_HOUR} * * *`;
 
 describe('schedules created asleep (dev server, real time)', () => {
   let stack: Stack;
@@ -55,7 +64,7 @@ describe('schedules created asleep (dev server, real time)', () => {
     sdk.create({
       schedule_id: scheduleId,
       target: { type: 'JOB', job_type: 'fileRecordedJob', task_queue: JOB_QUEUE },
-      timing: { kind: 'CRON', expression: '0 9 * * *', timezone: 'Europe/Riga' },
+      timing: { kind: 'CRON', expression: DAILY, timezone: 'Europe/Riga' },
     });
 
   it('the start delay ends the arm lead (at least a margin) before the first run; a schedule due soon starts awake', () => {
@@ -78,12 +87,20 @@ describe('schedules created asleep (dev server, real time)', () => {
   });
 
   it.concurrent('created asleep, no worker task runs; a read wakes it and answers its next runs', async () => {
-    const created = await daily('asleep-read');
+    const { value: created, before, after } = await bracketed(() => daily('asleep-read'));
     const started = await handle('asleep-read').describe();
     const firstRun = Date.parse(created.schedule.next_run_at!);
-    // The server begins it a margin and the lead before its first run, not at creation.
+    expect(firstRun - after).toBeGreaterThan(HOUR_MS);
+    // The server begins it a margin and the lead before its first run, not at creation. It adds the delay
+    // the SDK counted from its own clock, read inside the create, to its own start stamp, made later in the
+    // same call: late by at most the create's measured round trip, never early.
     expect(started.executionTime!.getTime()).toBeGreaterThan(started.startTime.getTime());
-    expect(Math.abs(started.executionTime!.getTime() - (firstRun - WAKE_MARGIN_MS))).toBeLessThan(2_000);
+    expect(started.startTime.getTime()).toBeGreaterThanOrEqual(before);
+    expect(started.startTime.getTime()).toBeLessThanOrEqual(after);
+    expect(started.executionTime!.getTime()).toBeGreaterThanOrEqual(firstRun - WAKE_MARGIN_MS);
+    expect(started.executionTime!.getTime()).toBeLessThanOrEqual(
+      firstRun - WAKE_MARGIN_MS + (after - before),
+    );
     // Its status and next run are in visibility from the start, for listings and the overdue gauge.
     expect(started.searchAttributes).toMatchObject({ SchedulerStatus: ['ACTIVE'] });
     await new Promise((r) => setTimeout(r, 2_000));
@@ -132,11 +149,11 @@ describe('schedules created asleep (dev server, real time)', () => {
       expected_version: 1,
       spec: {
         target: { type: 'JOB', job_type: 'fileRecordedJob', task_queue: JOB_QUEUE },
-        timing: { kind: 'CRON', expression: '30 9 * * *', timezone: 'Europe/Riga' },
+        timing: { kind: 'CRON', expression: DAILY_EDITED, timezone: 'Europe/Riga' },
       },
     });
     expect(edited.version).toBe(2);
-    expect((await sdk.get('asleep-edit')).timing).toMatchObject({ expression: '30 9 * * *' });
+    expect((await sdk.get('asleep-edit')).timing).toMatchObject({ expression: DAILY_EDITED });
 
     await daily('asleep-delete');
     await sdk.delete('asleep-delete');
@@ -154,19 +171,35 @@ describe('schedules created asleep (dev server, real time)', () => {
       principal: { tenant_id: 'acme', owner_ref: 'ops' },
       armLeadMs,
     });
-    const created = await leadSdk.create({
-      schedule_id: 'asleep-armed',
-      target: { type: 'JOB', job_type: 'fileRecordedJob', task_queue: JOB_QUEUE },
-      timing: { kind: 'INTERVAL', every: 'PT4M' },
-    });
+    const {
+      value: created,
+      before,
+      after,
+    } = await bracketed(() =>
+      leadSdk.create({
+        schedule_id: 'asleep-armed',
+        target: { type: 'JOB', job_type: 'fileRecordedJob', task_queue: JOB_QUEUE },
+        timing: { kind: 'INTERVAL', every: 'PT4M' },
+      }),
+    );
     const firstRun = Date.parse(created.schedule.next_run_at!);
     const started = await handle('asleep-armed').describe();
     const wakeAt = armAtMs(firstRun, armLeadMs, 'asleep-armed');
     expect(wakeAt).toBeLessThanOrEqual(firstRun - WAKE_MARGIN_MS);
-    expect(Math.abs(started.executionTime!.getTime() - wakeAt)).toBeLessThan(2_000);
-    // Nothing reads it (a read would wake it): past its wake, its history alone tells what its tasks did.
-    await new Promise((r) => setTimeout(r, wakeAt + 15_000 - Date.now()));
-    const events = (await handle('asleep-armed').fetchHistory()).events ?? [];
+    // Late by at most the create's measured round trip, never early (as for asleep-read).
+    expect(started.executionTime!.getTime()).toBeGreaterThanOrEqual(wakeAt);
+    expect(started.executionTime!.getTime()).toBeLessThanOrEqual(wakeAt + (after - before));
+    // Nothing reads it (a read would wake it): its history alone tells what its tasks did. Watched until its
+    // first task is done, however long a loaded machine takes (reading the history does not wake it).
+    const events = await eventually(
+      'its first workflow task',
+      async () => {
+        const history = (await handle('asleep-armed').fetchHistory()).events ?? [];
+        return history.some((e) => e.workflowTaskCompletedEventAttributes) ? history : undefined;
+      },
+      wakeAt - Date.now() + 60_000,
+      1_000,
+    );
     const firstTask = events.findIndex((e) => e.workflowTaskCompletedEventAttributes);
     const secondTask = events.findIndex((e, i) => i > firstTask && e.workflowTaskScheduledEventAttributes);
     const firstTaskCommands = events.slice(firstTask, secondTask < 0 ? undefined : secondTask);
@@ -177,16 +210,28 @@ describe('schedules created asleep (dev server, real time)', () => {
       e.activityTaskScheduledEventAttributes ||
       e.markerRecordedEventAttributes?.markerName === 'core_local_activity';
     expect(firstTaskCommands.some(handedOff)).toBe(true);
-    const armed = (await leadSdk.describe('asleep-armed')).recent_occurrences.find(
-      (o) => o.status === 'ARMED',
+    // ARMED once the hand-off's activity has answered, which may come after the task that scheduled it.
+    const armed = await eventually(
+      'its first slot armed',
+      async () =>
+        (await leadSdk.describe('asleep-armed')).recent_occurrences.find((o) => o.status === 'ARMED'),
+      60_000,
     );
-    expect(armed && Date.parse(armed.fire_at)).toBe(firstRun);
-    const job = await stack.client.workflow.getHandle(armed!.occurrence_id).describe();
-    expect(Math.abs(job.executionTime!.getTime() - firstRun)).toBeLessThan(1_000);
+    expect(Date.parse(armed.fire_at)).toBe(firstRun);
+    const job = await stack.client.workflow.getHandle(armed.occurrence_id).describe();
+    // The hand-off counts the delay to the instant from its worker's clock, read after the hand-off began
+    // (emitted_at, the workflow's time) and before the server stamped the job's start: the job begins at its
+    // instant, late by at most that measured span, never early.
+    const emittedAt = Date.parse(armed.emitted_at!);
+    expect(emittedAt).toBeLessThanOrEqual(job.startTime.getTime());
+    expect(job.executionTime!.getTime()).toBeGreaterThanOrEqual(firstRun);
+    expect(job.executionTime!.getTime()).toBeLessThanOrEqual(
+      firstRun + (job.startTime.getTime() - emittedAt),
+    );
     const runs = await eventually(
       'its run',
       async () => {
-        const lines = readRunLines(runLog).filter((l) => l.occurrence_id === armed!.occurrence_id);
+        const lines = readRunLines(runLog).filter((l) => l.occurrence_id === armed.occurrence_id);
         return lines.length > 0 ? lines : undefined;
       },
       firstRun - Date.now() + 60_000,
@@ -198,11 +243,15 @@ describe('schedules created asleep (dev server, real time)', () => {
   it.concurrent('one nobody touches wakes by itself before its first run and runs it at its instant, once', async () => {
     // Due a little over two margins out: started asleep for about a minute.
     const at = Math.ceil((Date.now() + LEAD_MS + 2 * WAKE_MARGIN_MS + 10_000) / 1000) * 1000;
-    const created = await once('asleep-fires', at);
+    const { value: created, before, after } = await bracketed(() => once('asleep-fires', at));
     const started = await handle('asleep-fires').describe();
-    expect(started.executionTime!.getTime()).toBeGreaterThan(
-      started.startTime.getTime() + WAKE_MARGIN_MS - 2_000,
-    );
+    // Woken a margin (longer than the lead) before its run: late by at most the create's measured round
+    // trip, never early (as for asleep-read).
+    expect(started.executionTime!.getTime()).toBeGreaterThan(started.startTime.getTime());
+    expect(started.startTime.getTime()).toBeGreaterThanOrEqual(before);
+    expect(started.startTime.getTime()).toBeLessThanOrEqual(after);
+    expect(started.executionTime!.getTime()).toBeGreaterThanOrEqual(at - WAKE_MARGIN_MS);
+    expect(started.executionTime!.getTime()).toBeLessThanOrEqual(at - WAKE_MARGIN_MS + (after - before));
     const occurrenceRuns = () =>
       readRunLines(runLog).filter((l) => l.occurrence_id.startsWith('occurrence/acme/asleep-fires/'));
     const runs = await eventually(
@@ -214,7 +263,7 @@ describe('schedules created asleep (dev server, real time)', () => {
     expect(Date.parse(runs[0]!.scheduled_for)).toBe(Date.parse(created.schedule.next_run_at!));
     expect(runs[0]!.at).toBeGreaterThanOrEqual(at);
     // A one-time schedule completes once its one job has.
-    const after = await eventually(
+    const completed = await eventually(
       'completed',
       async () => {
         const d = await sdk.describe('asleep-fires');
@@ -222,7 +271,7 @@ describe('schedules created asleep (dev server, real time)', () => {
       },
       60_000,
     );
-    expect(after.counters.fired).toBe(1);
+    expect(completed.counters.fired).toBe(1);
     // Exactly once: nothing more is written after it completed.
     await new Promise((r) => setTimeout(r, 3_000));
     expect(occurrenceRuns()).toHaveLength(1);

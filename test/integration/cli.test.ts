@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/toolchain.mjs';
+import { runPreview } from '../../src/cli/preview.js';
 import { runCli } from '../helpers/cli.js';
+import { hourHalfADayAway } from '../helpers/clock.js';
 import { type ApiStack, startApiStack } from '../helpers/http-api.js';
 import { eventually } from './support.js';
 
@@ -38,6 +40,16 @@ async function ok(...argv: string[]) {
 }
 
 const ID = 'cli-weekday';
+// Its weekday runs are at the hour in Riga half a day from now, whatever the hour, day or season (ten hours
+// away at least); the edit moves them half an hour earlier. With a fixed 09:00, a file started on a weekday
+// in the minutes before it had the first slot armed (counted as fired) before `describe` said "fired 0".
+const RIGA_HOUR = hourHalfADayAway('Europe/Riga');
+const EDITED_HOUR = (RIGA_HOUR + 23) % 24;
+const WEEKDAYS = `0 ${RIGA_HOUR} * * 1-5`;
+const EDITED = `30 ${EDITED_HOUR} * * 1-5`;
+const hh = (hour: number) => String(hour).padStart(2, '0');
+/** Riga's `hour` in UTC, as a regex: +02:00 in winter, +03:00 in summer. */
+const utcHourOf = (hour: number) => `(?:${hh((hour + 22) % 24)}|${hh((hour + 21) % 24)})`;
 
 describe('scheduler CLI over the HTTP API', () => {
   let createdAt: string;
@@ -48,7 +60,7 @@ describe('scheduler CLI over the HTTP API', () => {
       '--id',
       ID,
       '--cron',
-      '0 9 * * 1-5',
+      WEEKDAYS,
       '--timezone',
       'Europe/Riga',
       '--job',
@@ -58,17 +70,19 @@ describe('scheduler CLI over the HTTP API', () => {
       '--misfire',
       'skip',
     );
-    // 09:00 in Riga: +02:00 in winter, +03:00 in summer. (Right after the start the workflow may not have
-    // computed its first slot yet: the API then answers next_run_at null, shown as "no next run".)
+    // At its hour in Riga: +02:00 in winter, +03:00 in summer. (Right after the start the workflow may not
+    // have computed its first slot yet: the API then answers next_run_at null, shown as "no next run".)
     expect(line).toMatch(
-      /^created cli-weekday: ACTIVE, version 1, (next run \d{4}-\d\d-\d\d 09:00:00 \+0[23]:00 \(Europe\/Riga\)|no next run)\n$/,
+      new RegExp(
+        `^created cli-weekday: ACTIVE, version 1, (next run \\d{4}-\\d\\d-\\d\\d ${hh(RIGA_HOUR)}:00:00 \\+0[23]:00 \\(Europe/Riga\\)|no next run)\n$`,
+      ),
     );
     const again = await ok(
       'create',
       '--id',
       ID,
       '--cron',
-      '0 9 * * 1-5',
+      WEEKDAYS,
       '--timezone',
       'Europe/Riga',
       '--job',
@@ -103,7 +117,9 @@ describe('scheduler CLI over the HTTP API', () => {
     // The last column, the timing in words, when the API explains the schedules.
     expect(table[0]).toMatch(/^ID\s+STATUS\s+KIND\s+NEXT RUN \(local\)\s+ZONE\s+VERSION(\s+IN WORDS)?$/);
     expect(table.find((l: string) => l.startsWith(ID))).toMatch(
-      /^cli-weekday\s+ACTIVE\s+CRON\s+\d{4}-\d\d-\d\d 09:00:00 \+0[23]:00\s+Europe\/Riga\s+1(\s+\S.*)?$/,
+      new RegExp(
+        `^cli-weekday\\s+ACTIVE\\s+CRON\\s+\\d{4}-\\d\\d-\\d\\d ${hh(RIGA_HOUR)}:00:00 \\+0[23]:00\\s+Europe/Riga\\s+1(\\s+\\S.*)?$`,
+      ),
     );
 
     // The package bin, as a real process (async: this process serves the API it calls).
@@ -128,10 +144,15 @@ describe('scheduler CLI over the HTTP API', () => {
   it('describe: key fields, next runs in local time, counters', async () => {
     const out = await ok('describe', ID);
     expect(out).toMatch(/^schedule: +cli-weekday$/m);
-    expect(out).toMatch(/^timing: +cron "0 9 \* \* 1-5" \(CRON\)$/m);
+    expect(out).toMatch(new RegExp(`^timing: +cron "0 ${RIGA_HOUR} \\* \\* 1-5" \\(CRON\\)$`, 'm'));
     expect(out).toMatch(/^zone: +Europe\/Riga$/m);
     expect(out).toMatch(/^target: +JOB recordedJob, payload \{"source":"cli"\}$/m);
-    expect(out).toMatch(/^1 +\d{4}-\d\d-\d\d 09:00:00 \+0[23]:00 +\d{4}-\d\d-\d\dT0[67]:00:00Z/m);
+    expect(out).toMatch(
+      new RegExp(
+        `^1 +\\d{4}-\\d\\d-\\d\\d ${hh(RIGA_HOUR)}:00:00 \\+0[23]:00 +\\d{4}-\\d\\d-\\d\\dT${utcHourOf(RIGA_HOUR)}:00:00Z`,
+        'm',
+      ),
+    );
     expect(out).toMatch(/^Counters: fired 0,/m);
     const json = await ok('describe', ID, '--json');
     expect(json.next_runs.length).toBeGreaterThan(3);
@@ -171,14 +192,14 @@ describe('scheduler CLI over the HTTP API', () => {
       '--expected-version',
       '1',
       '--cron',
-      '30 8 * * 1-5',
+      EDITED,
       '--timezone',
       'Europe/Riga',
       '--json',
     );
     expect(edited).toMatchObject({
       version: 2,
-      timing: { kind: 'CRON', expression: '30 8 * * 1-5', timezone: 'Europe/Riga' },
+      timing: { kind: 'CRON', expression: EDITED, timezone: 'Europe/Riga' },
       target: { job_type: 'recordedJob' }, // untouched
       misfire: 'SKIP',
     });
@@ -190,7 +211,10 @@ describe('scheduler CLI over the HTTP API', () => {
     );
     const human = await ok('edit', ID, '--expected-version', '2', '--overlap', 'skip');
     expect(human).toMatch(
-      /^edited cli-weekday: ACTIVE, version 3, (next run .* 08:30:00 \+0[23]:00 \(Europe\/Riga\)|no next run)$/m,
+      new RegExp(
+        `^edited cli-weekday: ACTIVE, version 3, (next run .* ${hh(EDITED_HOUR)}:30:00 \\+0[23]:00 \\(Europe/Riga\\)|no next run)$`,
+        'm',
+      ),
     );
   });
 
@@ -212,8 +236,8 @@ describe('scheduler CLI over the HTTP API', () => {
     const again = await ok('trigger', ID, '--at', '2026-01-01T00:00:00Z');
     expect(again).toMatch(new RegExp(`^triggered cli-weekday: occurrence ${manual.occurrence_id} for `));
 
-    // A week before creation holds exactly five weekday 08:30 slots: a week of the schedule's calendar
-    // (7 × 24 h would take in a sixth in the week Riga's clocks go forward).
+    // A week before creation holds exactly five slots of the edited weekday rule: a week of the schedule's
+    // calendar (7 × 24 h would take in a sixth in the week Riga's clocks go forward).
     const to = new Date(Date.parse(createdAt) - 60_000);
     const from = DateTime.fromJSDate(to, { zone: 'Europe/Riga' }).minus({ weeks: 1 }).toJSDate();
     const backfill = await ok(
@@ -389,29 +413,50 @@ describe('scheduler preview agrees with POST /v1/preview to the second', () => {
     });
   }
 
-  it('without --from: the rule of the issue, now, on both sides', async () => {
-    // Both sides read their own clock; they differ only if a 09:00 in Riga passes between the two reads.
+  const RULE = 'FREQ=DAILY;BYHOUR=9;BYMINUTE=0';
+  const ISSUE_TIMING = { kind: 'RECURRENCE', rule: RULE, timezone: 'Europe/Riga' };
+  const ruleFlags = ['--rule', RULE, '--timezone', 'Europe/Riga', '--count', '2'];
+
+  it('the rule of the issue from --rule and --timezone, from one instant on both sides', async () => {
+    // Half a second before 09:00 in Riga on the day its clocks go forward (09:00 +03:00 is 06:00Z): that
+    // 09:00 is the first run on both sides. One `from` for both: each side reading its own clock, they
+    // differed whenever a 09:00 in Riga passed between the two reads.
+    const start = '2026-03-29T05:59:59.500Z';
     const [cli, http] = await Promise.all([
-      previewProcess([
-        '--rule',
-        'FREQ=DAILY;BYHOUR=9;BYMINUTE=0',
-        '--timezone',
-        'Europe/Riga',
-        '--count',
-        '2',
-      ]),
-      api.call('POST', '/v1/preview', {
-        key: KEY,
-        body: {
-          timing: { kind: 'RECURRENCE', rule: 'FREQ=DAILY;BYHOUR=9;BYMINUTE=0', timezone: 'Europe/Riga' },
-          count: 2,
-        },
-      }),
+      previewProcess([...ruleFlags, '--from', start]),
+      api.call('POST', '/v1/preview', { key: KEY, body: { timing: ISSUE_TIMING, from: start, count: 2 } }),
     ]);
     expect(cli.code, cli.stderr).toBe(0);
+    expect(http.status).toBe(200);
     const items = JSON.parse(cli.stdout) as Array<{ at: string; local: string }>;
-    expect(items.map((i) => i.local)).toEqual(http.body.runs.map((r: { local: string }) => r.local));
-    for (const { local } of items) expect(local).toMatch(/T09:00:00\+0[23]:00$/);
+    expect(items.map((i) => ({ fire_at: i.at, local: i.local }))).toEqual(
+      http.body.runs.map((r: { fire_at: string; local: string }) => ({ fire_at: r.fire_at, local: r.local })),
+    );
+    expect(items.map((i) => i.local)).toEqual(['2026-03-29T09:00:00+03:00', '2026-03-30T09:00:00+03:00']);
+  });
+
+  it('without --from: each side counts from its own clock, read while it was asked', async () => {
+    // Whatever the hour: each side's clock was read between `before` and `after`, and the runs after any
+    // instant of that window are the runs after one of its ends (at most one 09:00 falls inside it).
+    const before = new Date();
+    const [cli, http] = await Promise.all([
+      previewProcess(ruleFlags),
+      api.call('POST', '/v1/preview', { key: KEY, body: { timing: ISSUE_TIMING, count: 2 } }),
+    ]);
+    const after = new Date();
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(http.status).toBe(200);
+    const localsFrom = (from: Date) =>
+      runPreview(
+        { rule: RULE, timezone: 'Europe/Riga', from: from.toISOString(), count: '2' },
+        from,
+      ).items.map((i) => i.local);
+    const possible = [localsFrom(before), localsFrom(after)];
+    const cliLocals = (JSON.parse(cli.stdout) as Array<{ local: string }>).map((i) => i.local);
+    const httpLocals = (http.body.runs as Array<{ local: string }>).map((r) => r.local);
+    expect(possible).toContainEqual(cliLocals);
+    expect(possible).toContainEqual(httpLocals);
+    for (const local of [...cliLocals, ...httpLocals]) expect(local).toMatch(/T09:00:00\+0[23]:00$/);
   });
 });
 

@@ -13,6 +13,7 @@ import { computeSlots } from '../../src/model/slots.js';
 import { FIRST_SLOT_BATCH } from '../../src/workflows/definitions.js';
 import {
   type ApiProcess,
+  bracketed,
   type Stack,
   startApiProcess,
   startStack,
@@ -22,11 +23,16 @@ import {
 
 const KEY_A = 'calendar-load-tenant-a-0123456789abc';
 const KEY_B = 'calendar-load-tenant-b-0123456789abc';
-// Long enough that A's searches (one at a time, each the whole budget) outlast B's read through Temporal on a
-// loaded machine; short enough that the year-1000 search ends at the budget, not at the calendar's own
-// 200,000-candidate limit (1.9 s of CPU here: a machine three times faster still reaches the budget first).
+// Each of A's searches takes the whole budget (one at a time; how many wait is `tenantQueue`): short enough
+// that the year-1000 search ends at the budget, not at the calendar's own 200,000-candidate limit (1.9 s of
+// CPU here: a machine three times faster still reaches the budget first).
 const BUDGET_MS = 600;
-const TENANT_QUEUE = 3;
+/**
+ * A's searches admitted at once are 1 running and this many waiting, each taking the whole budget: enough
+ * that they outlast B's read through Temporal many times over on this machine, whose round trip beforeAll
+ * measures (the ordering facts below raced a fixed 1.8 s of A's work against it).
+ */
+let tenantQueue = 3;
 const job = { type: 'JOB', job_type: 'recordedJob' } as const;
 const daily = (dtstart: string, timezone: string) => ({
   kind: 'RECURRENCE' as const,
@@ -51,10 +57,23 @@ let api: ApiProcess;
 beforeAll(async () => {
   stack = await startStack('calendar-load');
   await startWorker(stack, { ROLES: 'scheduler,jobs' });
+  // A read the scheduler's worker answers, as B's is, timed a few times once the schedule is awake.
+  await stack.sdk.create({
+    schedule_id: 'round-trip-probe',
+    timing: { kind: 'INTERVAL', every: 'PT1H' },
+    target: job,
+  });
+  await stack.sdk.describe('round-trip-probe');
+  let roundTripMs = 0;
+  for (let i = 0; i < 3; i++) {
+    const { before, after } = await bracketed(() => stack.sdk.describe('round-trip-probe'));
+    roundTripMs = Math.max(roundTripMs, after - before);
+  }
+  tenantQueue = Math.min(20, Math.max(3, Math.ceil((8 * roundTripMs) / BUDGET_MS)));
   api = await startApiProcess(stack, `${KEY_A}=a:ops,${KEY_B}=b:ops`, {
     SCHEDULER_CALENDAR_THREADS: '2',
     SCHEDULER_CALENDAR_BUDGET_MS: String(BUDGET_MS),
-    SCHEDULER_CALENDAR_TENANT_QUEUE: String(TENANT_QUEUE),
+    SCHEDULER_CALENDAR_TENANT_QUEUE: String(tenantQueue),
   });
 });
 afterAll(async () => {
@@ -104,6 +123,13 @@ describe('the calendar off the event loop', () => {
         key: KEY_A,
         body: { timing: daily('14820101', 'Australia/Lord_Howe'), target: job },
       }),
+      // A's lane filled: one running and the rest waiting, each the whole budget.
+      ...Array.from({ length: tenantQueue - 2 }, () =>
+        api.call('POST', '/v1/preview', {
+          key: KEY_A,
+          body: { timing: daily('10000101', 'UTC'), count: 10 },
+        }),
+      ),
     ].map(track);
     // A's searches are in the pool (one at a time: a tenant never holds both threads); B asks now.
     await new Promise((r) => setTimeout(r, 100));
@@ -122,9 +148,8 @@ describe('the calendar off the event loop', () => {
       next_run_at: created.body.next_run_at,
     });
     expect(health.value).toMatchObject({ status: 200, body: { status: 'ok' } });
-    expectBudget422(answers[0]!.value, 'timing');
-    expectBudget422(answers[1]!.value, 'timing');
-    expectBudget422(answers[2]!.value, 'timing');
+    expect(answers).toHaveLength(1 + tenantQueue);
+    for (const answer of answers) expectBudget422(answer.value, 'timing');
     // B's read and the health probe were answered before A's last search was.
     const lastOfA = Math.max(...answers.map((a) => a.rank));
     expect(read.rank).toBeLessThan(lastOfA);
@@ -133,7 +158,7 @@ describe('the calendar off the event loop', () => {
 
   it("bounds a tenant's queue (429 with Retry-After); another tenant's create and preview are answered first and exactly", async () => {
     const track = tracker();
-    const flood = Array.from({ length: 2 + 2 * TENANT_QUEUE }, () =>
+    const flood = Array.from({ length: 2 + 2 * tenantQueue }, () =>
       track(
         api.call('POST', '/v1/preview', {
           key: KEY_A,
@@ -158,11 +183,11 @@ describe('the calendar off the event loop', () => {
     ]);
     const answers = await Promise.all(flood);
 
-    // One running and TENANT_QUEUE waiting were admitted; the rest refused at once.
+    // One running and `tenantQueue` waiting were admitted; the rest refused at once.
     const statuses = answers.map((a) => a.value.status);
-    expect(statuses.filter((s) => s === 422)).toHaveLength(1 + TENANT_QUEUE);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(1 + tenantQueue);
     const refused = answers.filter((a) => a.value.status === 429);
-    expect(refused).toHaveLength(answers.length - 1 - TENANT_QUEUE);
+    expect(refused).toHaveLength(answers.length - 1 - tenantQueue);
     for (const r of refused) {
       expect(r.value.body).toMatchObject({ type: '/problems/rate-limited', code: 'RATE_LIMITED' });
       expect(Number(r.value.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

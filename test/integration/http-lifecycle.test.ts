@@ -1,9 +1,12 @@
 // The HTTP API end to end, as a user with curl would use it: real dev server, real worker, real HTTP. Every
 // response is checked against the served OpenAPI document by the harness.
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { hourHalfADayAway } from '../helpers/clock.js';
 import { type ApiStack, startApiStack, startEventSink } from '../helpers/http-api.js';
-import { eventually } from './support.js';
+import { eventually, PROMPT_PURGE } from './support.js';
 
 const ALICE = 'key-acme-alice-0123456789';
 const BOB = 'key-acme-bob-0123456789ab';
@@ -14,7 +17,7 @@ let sink: Awaited<ReturnType<typeof startEventSink>>;
 
 beforeAll(async () => {
   sink = await startEventSink();
-  api = await startApiStack('http-lifecycle', { keys: KEYS });
+  api = await startApiStack('http-lifecycle', { keys: KEYS, server: PROMPT_PURGE });
 });
 afterAll(async () => {
   await api?.stop();
@@ -22,12 +25,18 @@ afterAll(async () => {
 });
 
 const job = { type: 'JOB', job_type: 'recordedJob' } as const;
+// The weekday schedule must not come due (or be armed, a lead before its slot) while the file runs: its hour
+// is half a day from now, whatever the hour the suite runs at; the edit moves it an hour earlier.
+const HOUR = hourHalfADayAway('Europe/Riga');
+const EARLIER = (HOUR + 23) % 24;
+const WEEKDAYS = `0 ${HOUR} * * 1-5`;
+const WEEKDAYS_EARLIER = `30 ${EARLIER} * * 1-5`;
 
 describe('HTTP API: lifecycle', () => {
-  it('creates a weekday 09:00 Europe/Riga schedule: 201, then the same again 200, another definition 409', async () => {
+  it('creates a weekday Europe/Riga schedule: 201, then the same again 200, another definition 409', async () => {
     const body = {
       schedule_id: 'weekday-report',
-      timing: { kind: 'CRON', expression: '0 9 * * 1-5', timezone: 'Europe/Riga' },
+      timing: { kind: 'CRON', expression: WEEKDAYS, timezone: 'Europe/Riga' },
       target: job,
     };
     const created = await api.call('POST', '/v1/schedules', { key: ALICE, body });
@@ -43,9 +52,9 @@ describe('HTTP API: lifecycle', () => {
       misfire: 'FIRE_ONCE',
       timing: body.timing,
     });
-    // 09:00 on a weekday in Riga (07:00Z in winter, EET +02:00; 06:00Z in summer, EEST +03:00).
+    // HOUR:00 on a weekday in Riga's wall time (EET +02:00 in winter, EEST +03:00 in summer).
     const next = DateTime.fromISO(created.body.next_run_at, { zone: 'Europe/Riga' });
-    expect([next.hour, next.minute, next.second]).toEqual([9, 0, 0]);
+    expect([next.hour, next.minute, next.second]).toEqual([HOUR, 0, 0]);
     expect([1, 2, 3, 4, 5]).toContain(next.weekday);
 
     const again = await api.call('POST', '/v1/schedules', { key: ALICE, body });
@@ -54,7 +63,7 @@ describe('HTTP API: lifecycle', () => {
 
     const other = await api.call('POST', '/v1/schedules', {
       key: ALICE,
-      body: { ...body, timing: { ...body.timing, expression: '0 10 * * 1-5' } },
+      body: { ...body, timing: { ...body.timing, expression: `0 ${(HOUR + 1) % 24} * * 1-5` } },
     });
     expect(other.status).toBe(409);
     expect(other.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -70,18 +79,18 @@ describe('HTTP API: lifecycle', () => {
       key: ALICE,
       body: {
         expected_version: 1,
-        timing: { kind: 'CRON', expression: '30 8 * * 1-5', timezone: 'Europe/Riga' },
+        timing: { kind: 'CRON', expression: WEEKDAYS_EARLIER, timezone: 'Europe/Riga' },
       },
     });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
       version: 2,
-      timing: { expression: '30 8 * * 1-5' },
+      timing: { expression: WEEKDAYS_EARLIER },
       target: job, // untouched
       misfire: 'FIRE_ONCE',
     });
     expect(DateTime.fromISO(patched.body.next_run_at, { zone: 'Europe/Riga' }).toFormat('HH:mm')).toBe(
-      '08:30',
+      `${String(EARLIER).padStart(2, '0')}:30`,
     );
 
     const stale = await api.call('PATCH', '/v1/schedules/weekday-report', {
@@ -118,8 +127,28 @@ describe('HTTP API: lifecycle', () => {
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ status: 'PAUSED', pause_note: 'quarter close' });
 
-    const listedPaused = await api.call('GET', '/v1/schedules?status=PAUSED', { key: ALICE });
-    expect(listedPaused.status).toBe(200);
+    // The listing filters on the search attributes the pause's task wrote, which visibility shows a moment
+    // later than the schedule itself does.
+    const listedPaused = await eventually(
+      'the paused schedule in the PAUSED listing',
+      async () => {
+        const listed = await api.call('GET', '/v1/schedules?status=PAUSED', { key: ALICE });
+        expect(listed.status).toBe(200);
+        return listed.body.items.length > 0 ? listed.body : undefined;
+      },
+      20_000,
+    );
+    expect(listedPaused.items).toEqual([
+      expect.objectContaining({
+        schedule_id: 'weekday-report',
+        owner_ref: 'alice',
+        status: 'PAUSED',
+        pause_note: 'quarter close',
+        version: 4,
+        timing: { kind: 'CRON', expression: WEEKDAYS_EARLIER, timezone: 'Europe/Riga' },
+      }),
+    ]);
+    expect(listedPaused.next_cursor).toBeNull();
 
     const resumed = await api.call('POST', '/v1/schedules/weekday-report/resume', { key: ALICE });
     expect(resumed.body.status).toBe('ACTIVE');
@@ -145,8 +174,40 @@ describe('HTTP API: lifecycle', () => {
     expect(editCancelled.status).toBe(409);
     expect(editCancelled.body.code).toBe('INVALID_STATE');
 
-    // Deleting an ended schedule asks Temporal to purge it (asynchronously).
+    // Deleting an ended schedule asks Temporal to purge it: its workflow, history and visibility record go,
+    // so nothing reads it any more, by ID or in any listing, and its ID is free again. Asynchronously: the
+    // server deletes a run that closed moments ago once its queue acknowledged the close (PROMPT_PURGE).
     expect((await api.call('DELETE', '/v1/schedules/weekday-report', { key: ALICE })).status).toBe(204);
+    const gone = await eventually(
+      'the purged schedule to be gone',
+      async () => {
+        const got = await api.call('GET', '/v1/schedules/weekday-report', { key: ALICE });
+        return got.status === 404 ? got : undefined;
+      },
+      60_000,
+      500,
+    );
+    expect(gone.body).toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      api.stack.client.workflow.getHandle(scheduleWorkflowId('acme', 'weekday-report')).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await eventually(
+      'the purged schedule to leave every listing',
+      async () => {
+        const listed = await api.call('GET', '/v1/schedules?include_deleted=true', { key: ALICE });
+        expect(listed.status).toBe(200);
+        const ids = listed.body.items.map((s: { schedule_id: string }) => s.schedule_id);
+        return ids.includes('weekday-report') ? undefined : true;
+      },
+      20_000,
+    );
+    // A deleted live schedule keeps its ID (below); a purged one leaves it free.
+    const again = await api.call('POST', '/v1/schedules', {
+      key: ALICE,
+      body: { schedule_id: 'weekday-report', timing: { kind: 'INTERVAL', every: 'PT1H' }, target: job },
+    });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ schedule_id: 'weekday-report', version: 1, status: 'ACTIVE' });
   });
 
   it('DELETE of a live schedule cancels it and leaves it out of listings; it stays readable by ID', async () => {

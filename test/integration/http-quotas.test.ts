@@ -5,6 +5,7 @@
 // OpenAPI document by the harness.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
+import { TestClock } from '../helpers/clock.js';
 import { type ApiResponse, type ApiStack, startApiStack } from '../helpers/http-api.js';
 import { eventually } from './support.js';
 
@@ -23,6 +24,8 @@ const KEYS = [
 const jobs = { job_task_queues: ['*'], job_types: ['*'] };
 
 let api: ApiStack;
+/** The API's own windows (each tenant's rate-limit minute) run on it: the rate test holds it still. */
+const clock = new TestClock();
 
 beforeAll(async () => {
   api = await startApiStack('http-quotas', {
@@ -34,6 +37,7 @@ beforeAll(async () => {
       rated: { ...jobs, quotas: { api_units_per_minute: 120 } },
       reads: { ...jobs, quotas: { api_units_per_minute: 120 } },
     }),
+    now: clock.now,
   });
 });
 afterAll(async () => {
@@ -166,35 +170,46 @@ describe('tenant quotas through the HTTP API', () => {
 
 describe('rate limit per tenant, weighted by cost', () => {
   it('two backfills (50 units each) leave no room for a third; a hundred reads of another tenant fit in the same budget', async () => {
-    const created = await api.call('POST', '/v1/schedules', {
-      key: RATED,
-      body: { schedule_id: 'hourly', timing: hourly, target: job },
-    });
-    expect(created.status).toBe(201); // 2 units
-    const past = {
-      from: new Date(Date.now() - 3 * 3_600_000).toISOString(),
-      to: new Date(Date.now() - 3_600_000).toISOString(),
-    };
-    const backfill = () => api.call('POST', '/v1/schedules/hourly/backfill', { key: RATED, body: past });
-    expect((await backfill()).status).toBe(200);
-    expect((await backfill()).status).toBe(200); // 102 units spent
-    const limited = await backfill();
-    expect(limited.status).toBe(429);
-    expect(limited.body).toMatchObject({ code: 'RATE_LIMITED', type: '/problems/rate-limited' });
-    expect(limited.body.detail).toMatch(/120 request units per minute for tenant rated.*costs 50/);
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    // A read (1 unit) still fits the 18 left.
-    expect((await api.call('GET', '/v1/schedules/hourly', { key: RATED })).status).toBe(200);
+    // Held still from here: every request below falls in one minute of each tenant, however long this
+    // machine takes to send them (on the real clock, a minute that ended among the hundred reads started
+    // the count again and left more than 20 units).
+    clock.hold();
+    try {
+      const created = await api.call('POST', '/v1/schedules', {
+        key: RATED,
+        body: { schedule_id: 'hourly', timing: hourly, target: job },
+      });
+      expect(created.status).toBe(201); // 2 units
+      const past = {
+        from: new Date(Date.now() - 3 * 3_600_000).toISOString(),
+        to: new Date(Date.now() - 3_600_000).toISOString(),
+      };
+      const backfill = () => api.call('POST', '/v1/schedules/hourly/backfill', { key: RATED, body: past });
+      expect((await backfill()).status).toBe(200);
+      expect((await backfill()).status).toBe(200); // 102 units spent
+      const limited = await backfill();
+      expect(limited.status).toBe(429);
+      expect(limited.body).toMatchObject({ code: 'RATE_LIMITED', type: '/problems/rate-limited' });
+      expect(limited.body.detail).toMatch(/120 request units per minute for tenant rated.*costs 50/);
+      // The minute opened by the create above, on a clock that has not moved since.
+      expect(Number(limited.headers.get('retry-after'))).toBe(60);
+      // A read (1 unit) still fits the 18 left.
+      expect((await api.call('GET', '/v1/schedules/hourly', { key: RATED })).status).toBe(200);
 
-    // The same budget, spent on reads: a hundred of them are served.
-    for (let i = 0; i < 100; i++) {
-      const response = await api.call('GET', '/v1/schedules/sixteen', { key: READS });
-      expect(response.status).toBe(200);
+      // The same budget, spent on reads: a hundred of them are served.
+      for (let i = 0; i < 100; i++) {
+        const response = await api.call('GET', '/v1/schedules/sixteen', { key: READS });
+        expect(response.status).toBe(200);
+      }
+      expect(
+        Number(
+          (await api.call('GET', '/v1/schedules/sixteen', { key: READS })).headers.get(
+            'x-ratelimit-remaining',
+          ),
+        ),
+      ).toBeLessThan(20);
+    } finally {
+      clock.release();
     }
-    expect(
-      Number(
-        (await api.call('GET', '/v1/schedules/sixteen', { key: READS })).headers.get('x-ratelimit-remaining'),
-      ),
-    ).toBeLessThan(20);
   });
 });

@@ -4,8 +4,10 @@
 // schedules. Every /v1 route needs a Bearer key. Every response is checked against the served OpenAPI
 // document by the harness.
 import { request as httpRequest } from 'node:http';
+import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schedule } from '../../src/model/contracts.js';
+import { monthHalfAYearAway } from '../helpers/clock.js';
 import { type ApiStack, startApiStack } from '../helpers/http-api.js';
 import { eventually } from './support.js';
 
@@ -16,8 +18,10 @@ const KEYS = `${ALICE}=acme:alice,${BOB}=acme:bob,${GINA}=globex:gina`;
 
 const SHARED = 'shared-id';
 const job = { type: 'JOB', job_type: 'recordedJob' } as const;
-// Fires on 1 January only: nothing fires by itself while the file runs, so any occurrence is a leak.
-const yearly = { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' } as const;
+// Fires once a year, on the first of the month half a year away: nothing fires by itself while the file runs,
+// on any day (1 January, as it was, did on 1 January), so any occurrence is a leak.
+const YEARLY_MONTH = monthHalfAYearAway('Europe/Riga');
+const yearly = { kind: 'CRON', expression: `0 9 1 ${YEARLY_MONTH} *`, timezone: 'Europe/Riga' } as const;
 
 let api: ApiStack;
 
@@ -101,12 +105,19 @@ describe('HTTP API: another tenant cannot see or touch a schedule', () => {
       },
       20_000,
     );
-    // 1 January 09:00 in Riga is 07:00Z (EET, +02:00).
-    const thisYear = new Date().getUTCFullYear();
-    const thisJanuary = `${thisYear}-01-01T07:00:00Z`;
-    expect(acmeCreated.next_run_at).toBe(
-      Date.now() < Date.parse(thisJanuary) ? thisJanuary : `${thisYear + 1}-01-01T07:00:00Z`,
-    );
+    // 09:00 in Riga (+02:00 in winter, +03:00 in summer) on the first of that month, the first one after its
+    // creation: counted from created_at, not from a clock read after it.
+    const createdAt = DateTime.fromISO(acmeCreated.created_at, { zone: 'Europe/Riga' });
+    let firstRun = createdAt.set({
+      month: YEARLY_MONTH,
+      day: 1,
+      hour: 9,
+      minute: 0,
+      second: 0,
+      millisecond: 0,
+    });
+    if (firstRun <= createdAt) firstRun = firstRun.plus({ years: 1 });
+    expect(acmeCreated.next_run_at).toBe(firstRun.toUTC().toISO({ suppressMilliseconds: true }));
     await eventually(
       "acme's schedule in acme's listing",
       async () => ((await listedIds(ALICE)).some((s) => s.id === SHARED) ? true : undefined),

@@ -14,6 +14,7 @@ import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { startEventSink } from '../helpers/http-api.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
+import { promSample } from '../helpers/product.js';
 import { OPEN_TARGETS, writeTenantsFile } from '../helpers/tenants.js';
 import {
   eventually,
@@ -53,17 +54,6 @@ async function startProductWorker(): Promise<Spawned> {
   stack.processes.push(worker);
   await worker.waitFor(/ready; Ctrl-C/, 120_000);
   return worker;
-}
-
-/** The value of one Prometheus sample (summed over the matching label sets). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return total;
 }
 
 const scrapeWorker = async () => await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -112,10 +102,10 @@ describe('metrics', () => {
     const before = (await stack.sdk.describe('ticker')).counters.fired;
     const labels = { tenant: 'acme', timing_kind: 'INTERVAL', trigger: 'SCHEDULE' };
     const first = await scrapeWorker();
-    expect(sample(first, 'scheduler_occurrences_fired_total', labels)).toBe(before);
-    expect(sample(first, 'scheduler_occurrence_lateness_seconds_count', labels)).toBe(before);
+    expect(promSample(first, 'scheduler_occurrences_fired_total', labels)).toBe(before);
+    expect(promSample(first, 'scheduler_occurrence_lateness_seconds_count', labels)).toBe(before);
     // Everything a 1-second interval on an idle machine fires is within a minute of its slot.
-    expect(sample(first, 'scheduler_occurrence_lateness_seconds_bucket', { ...labels, le: '60' })).toBe(
+    expect(promSample(first, 'scheduler_occurrence_lateness_seconds_bucket', { ...labels, le: '60' })).toBe(
       before,
     );
     // The SDK's own worker metrics are exported next to ours.
@@ -124,7 +114,7 @@ describe('metrics', () => {
     expect(first).toMatch(
       new RegExp(`^scheduler_schedules_behind_tz\\{[^}]*tz_version="${process.versions.tz}"`, 'm'),
     );
-    expect(sample(first, 'scheduler_schedules_behind_tz', { tz_version: process.versions.tz! })).toBe(0);
+    expect(promSample(first, 'scheduler_schedules_behind_tz', { tz_version: process.versions.tz! })).toBe(0);
 
     // A crash: the next process replays the schedule's history; it counts only what it fires itself.
     await killHard(worker);
@@ -144,7 +134,7 @@ describe('metrics', () => {
     );
     const after = (await stack.sdk.describe('ticker')).counters.fired;
     const second = await scrapeWorker();
-    expect(sample(second, 'scheduler_occurrences_fired_total', labels)).toBe(after - before);
+    expect(promSample(second, 'scheduler_occurrences_fired_total', labels)).toBe(after - before);
     const ids = sink.events.map((e) => e.body.id);
     expect(new Set(ids).size).toBe(ids.length);
 
@@ -162,7 +152,7 @@ describe('metrics', () => {
       'the API gauges',
       async () => {
         const text = await (await fetch(`${apiBase}/metrics`)).text();
-        const paused = sample(text, 'scheduler_schedules', {
+        const paused = promSample(text, 'scheduler_schedules', {
           tenant: 'acme',
           timing_kind: 'INTERVAL',
           status: 'PAUSED',
@@ -171,10 +161,12 @@ describe('metrics', () => {
       },
       20_000,
     ).then((text) => {
-      expect(sample(text, 'scheduler_invalid_rules_rejected_total', { field: 'timing.timezone' })).toBe(1);
-      expect(sample(text, 'scheduler_http_requests_total', { route: '/v1/schedules', status: '422' })).toBe(
+      expect(promSample(text, 'scheduler_invalid_rules_rejected_total', { field: 'timing.timezone' })).toBe(
         1,
       );
+      expect(
+        promSample(text, 'scheduler_http_requests_total', { route: '/v1/schedules', status: '422' }),
+      ).toBe(1);
     });
 
     // Overdue: an active schedule whose next run passed while no worker runs.
@@ -189,7 +181,7 @@ describe('metrics', () => {
       'the schedule to count as overdue',
       async () => {
         const text = await (await fetch(`${apiBase}/metrics`)).text();
-        return sample(text, 'scheduler_schedules_overdue') >= 1 ? true : undefined;
+        return promSample(text, 'scheduler_schedules_overdue') >= 1 ? true : undefined;
       },
       30_000,
     );

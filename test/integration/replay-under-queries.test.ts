@@ -109,6 +109,9 @@ describe('histories of schedules read while they are edited replay (dev server)'
 
   it(`${INERT_SCHEDULES} schedules firing every 35 s, read and triggered throughout: their local starts replay`, async () => {
     const transient = new TransientCounter();
+    // Per reader (two per schedule): reads asked, reads answered.
+    const asked = new Array<number>(2 * INERT_SCHEDULES).fill(0);
+    const answered = new Array<number>(2 * INERT_SCHEDULES).fill(0);
     const raced = await pool(
       Array.from({ length: INERT_SCHEDULES }, (_, i) => i),
       INERT_SCHEDULES,
@@ -126,9 +129,10 @@ describe('histories of schedules read while they are edited replay (dev server)'
         const end = Date.now() + INERT_RACE_MS;
         // A read waits while a local start holds the schedule's task open; on a loaded machine (a CI run)
         // one may outlast the server's query timeout: counted, not a failure here (replay is the question).
-        const reads = async () => {
+        const reads = async (reader: number) => {
           while (Date.now() < end) {
-            await readCounting(handle, transient);
+            asked[reader]!++;
+            if ((await readCounting(handle, transient)) !== undefined) answered[reader]!++;
             await sleep((i * 11 + Date.now()) % 30);
           }
         };
@@ -138,7 +142,7 @@ describe('histories of schedules read while they are edited replay (dev server)'
             await updateRetrying(handle, triggerNowUpdate, {}, transient);
           }
         };
-        await settleAll([reads(), reads(), triggers()]);
+        await settleAll([reads(2 * i), reads(2 * i + 1), triggers()]);
         await sleep(1_000);
         return await closeWithHistory(handle, transient);
       },
@@ -147,8 +151,17 @@ describe('histories of schedules read while they are edited replay (dev server)'
     const localStarts = raced.map(
       ({ history }) => (history.events ?? []).filter(isLocalActivityMarker).length,
     );
-    console.log(`[replay-under-queries inert] ${localStarts.join('/')} local starts; ${transient}`);
+    console.log(
+      `[replay-under-queries inert] ${localStarts.join('/')} local starts; reads answered ${answered.join('/')} of ${asked.join('/')}; ${transient}`,
+    );
     expect(await replayFailures(raced)).toEqual([]);
+    // Reads happened, not only refusals: a read is refused only while it contends (the query buffer holds
+    // the other reader's query, answered when the task ends) or outlasts the server's query timeout, so a
+    // reader answered never in 100 s, while the worker answered its schedule's triggers, means the worker
+    // stopped answering queries.
+    expect(
+      answered.flatMap((n, reader) => (n === 0 ? [`reader ${reader}: 0 of ${asked[reader]}`] : [])),
+    ).toEqual([]);
     // The race was there to lose: local starts ran while the schedules were read, across the schedules
     // (about 3 slots each were due; a fire that meets a pending trigger, or a late one, starts from a
     // regular activity by the rules, so a single schedule may have none).

@@ -5,6 +5,7 @@
 // server (killed and restarted on its own data), real worker, the production `serveApi` with a real key file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/api/auth.js';
 import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
@@ -17,6 +18,7 @@ import {
   ownerRegistryDescribeQuery,
   resumeSignal,
 } from '../../src/workflows/definitions.js';
+import { monthHalfAYearAway } from '../helpers/clock.js';
 import { startEventSink } from '../helpers/http-api.js';
 import { startTestDevServer } from '../helpers/servers.js';
 import {
@@ -38,6 +40,8 @@ const KEYS = {
   gina: 'key-globex-gina-012345678',
 } as const;
 type Owner = keyof typeof KEYS;
+/** A yearly slot months away whatever the date: no schedule here may come due while the file runs. */
+const YEARLY_FAR = `0 9 1 ${monthHalfAYearAway('Europe/Riga')} *`;
 const tenantOf = (o: Owner) => (o === 'gina' ? 'globex' : 'acme');
 
 let stack: Stack;
@@ -78,6 +82,41 @@ const revokedSchedule = (id: string, asker: Owner) =>
     },
     60_000,
   );
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/**
+ * True once the schedule's loop has applied the last resume signal of `history`. The loop applies a
+ * signal in the workflow task that delivers it, unless it is waiting for an activity (a slot batch): then
+ * in the first task that finds none open and starts none itself. So: a completed workflow task after the
+ * signal with no activity open when it completed and none scheduled by it.
+ */
+function applied(history: temporal.api.history.v1.IHistory): true | undefined {
+  const events = history.events ?? [];
+  const id = (e: HistoryEvent) => String(e.eventId);
+  const signal = events.findLastIndex(
+    (e) => e.workflowExecutionSignaledEventAttributes?.signalName === resumeSignal.name,
+  );
+  if (signal < 0) return undefined;
+  const open = new Set<string>();
+  for (const [i, e] of events.entries()) {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled) open.add(id(e));
+    const closed =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
+    if (closed) open.delete(String(closed.scheduledEventId));
+    if (i > signal && e.workflowTaskCompletedEventAttributes && open.size === 0) {
+      const startsOne = events.some(
+        (x) => String(x.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId) === id(e),
+      );
+      if (!startsOne) return true;
+    }
+  }
+  return undefined;
+}
 
 const startWorker = async () => {
   worker = await createSchedulerWorker({
@@ -200,11 +239,9 @@ describe('owner revocation without gaps', () => {
 
     // What a sibling schedule's WORKFLOW_SIGNAL target would send (the API refuses such a target; a client
     // with namespace credentials could still send it by hand).
-    await stack.client.workflow
-      .getHandle(scheduleWorkflowId('acme', 'carol-events'))
-      .signal(resumeSignal, { owner_ref: 'mallory' });
-    // Signals are applied at the schedule's next pass: its slots come every 2 s.
-    await new Promise((r) => setTimeout(r, 3_000));
+    const schedule = stack.client.workflow.getHandle(scheduleWorkflowId('acme', 'carol-events'));
+    await schedule.signal(resumeSignal, { owner_ref: 'mallory' });
+    await eventually('the forged signal applied', async () => applied(await schedule.fetchHistory()), 30_000);
     expect((await stack.sdk.get('carol-events')).owner_revoked_at).not.toBeNull();
     expect((await stack.sdk.get('carol-events')).owner_ref).toBe('carol');
 
@@ -217,7 +254,7 @@ describe('owner revocation without gaps', () => {
   it('an edit makes the editor the owner: a departing owner cannot rewrite a colleague’s schedule and leave', async () => {
     const created = await call('POST', '/v1/schedules', 'bob', {
       schedule_id: 'bob-report',
-      timing: { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' },
+      timing: { kind: 'CRON', expression: YEARLY_FAR, timezone: 'Europe/Riga' },
       target: { type: 'EVENT', event_type: 'report', sink_url: sink.url },
     });
     expect(created.status).toBe(201);
@@ -238,7 +275,7 @@ describe('owner revocation without gaps', () => {
   it('a key file that names no owner of a tenant is refused, loudly, and revokes nothing', async () => {
     const created = await call('POST', '/v1/schedules', 'alice', {
       schedule_id: 'alice-yearly',
-      timing: { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' },
+      timing: { kind: 'CRON', expression: YEARLY_FAR, timezone: 'Europe/Riga' },
       target: { type: 'EVENT', event_type: 'alice', sink_url: sink.url },
     });
     expect(created.status).toBe(201);
@@ -296,7 +333,7 @@ describe('owner revocation without gaps', () => {
   it('a key removed while Temporal is down revokes its owner once Temporal answers again (retried)', async () => {
     const created = await call('POST', '/v1/schedules', 'erin', {
       schedule_id: 'erin-events',
-      timing: { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' },
+      timing: { kind: 'CRON', expression: YEARLY_FAR, timezone: 'Europe/Riga' },
       target: { type: 'EVENT', event_type: 'erin', sink_url: sink.url },
     });
     expect(created.status).toBe(201);

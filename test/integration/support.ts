@@ -33,6 +33,15 @@ export interface Stack {
   processes: Spawned[];
 }
 
+/**
+ * A dev server that purges a deleted closed workflow within a second: the server deletes a run only once its
+ * transfer queue has acknowledged the close, which it records every 30 s by default (a production server
+ * takes that long too; a test need not wait).
+ */
+export const PROMPT_PURGE: DevServerExtras = {
+  dynamicConfig: { 'history.transferProcessorUpdateAckInterval': '1s' },
+};
+
 /** A fresh dev server (own SQLite file in a temp dir) with the scheduler's search attributes registered. */
 export async function startStack(
   prefix: string,
@@ -161,6 +170,19 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * `call` between two reads of this machine's clock. The dev server runs on the same machine, so a stamp it
+ * makes while serving the call lies in [before, after]: a test compares server times with that window, so
+ * the error it allows is the round trip it measured, never a guessed constant.
+ */
+export async function bracketed<T>(
+  call: () => Promise<T>,
+): Promise<{ value: T; before: number; after: number }> {
+  const before = Date.now();
+  const value = await call();
+  return { value, before, after: Date.now() };
 }
 
 /** Map.groupBy (Node 21+), for Node 20. */

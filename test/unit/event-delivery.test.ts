@@ -1,6 +1,6 @@
 // Real sockets against real local servers: what is under test is where connections go, so nothing between
-// undici and the kernel is mocked. The only stand-in is the resolver, to make a name answer what a
-// hostile DNS would.
+// undici and the kernel is mocked. The stand-ins are the resolver, to make a name answer what a hostile DNS
+// would, and in one test the deadline, so that no assertion waits on a real timer.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -240,15 +240,41 @@ describe('event delivery: what it answers', () => {
   });
 
   it('a sink that never answers times out with a coarse message', async () => {
-    const silent = await startSink(() => {});
-    const started = Date.now();
-    const timedOut = await failure(
-      delivery().deliver(event(`${silent.url}/?token=${SECRET}`, { allowPrivate: true, timeoutMs: 300 })),
+    let holding!: () => void;
+    const requestHeld = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const silent = await startSink(() => holding());
+    // The deadline is ours to fire: the test asks which one the attempt set, and ends it once the sink holds
+    // the request, instead of timing how long a real 300 ms timer took on a busy machine.
+    const deadlines: number[] = [];
+    const expiry = new AbortController();
+    const sinks = delivery({
+      deadline: (timeoutMs) => {
+        deadlines.push(timeoutMs);
+        return expiry.signal;
+      },
+    });
+    const attempt = failure(
+      sinks.deliver(event(`${silent.url}/?token=${SECRET}`, { allowPrivate: true, timeoutMs: 300 })),
     );
-    expect(Date.now() - started).toBeLessThan(3_000);
+    await requestHeld;
+    expect(deadlines).toEqual([300]);
+    expiry.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    const timedOut = await attempt;
     expect(timedOut.kind).toBe('timeout');
     expect(timedOut.message).toBe('sink did not answer within 0.3 s');
     expect(silent.requests).toHaveLength(1);
+  });
+
+  it('without an injected deadline, a real timer ends the attempt', async () => {
+    const silent = await startSink(() => {});
+    // Not timed: a deadline that never fired would hang here, and the test's timeout is the hang detector.
+    const timedOut = await failure(
+      delivery().deliver(event(`${silent.url}/?token=${SECRET}`, { allowPrivate: true, timeoutMs: 50 })),
+    );
+    expect(timedOut.kind).toBe('timeout');
+    expect(timedOut.message).toBe('sink did not answer within 0.05 s');
   });
 
   it('a closed port is unreachable, and the message names neither the port nor the error', async () => {

@@ -82,6 +82,13 @@ describe('scheduleWorkflow basics (time-skipping server)', () => {
   it('what create answers is what the workflow then shows (next runs counted from the same instant)', async () => {
     const sdk = h.sdk();
     const target = { type: 'JOB' as const, job_type: 'recordedJob' };
+    // Two minutes past a five-minute mark (server time, skipped for free): no */5 slot, even with its minute
+    // of jitter, comes due while the four schedules are created and read back (created in the second before
+    // one, the schedule had run it by the time it was read).
+    const now = await h.now();
+    let quiet = Math.floor(now / (5 * MINUTE)) * 5 * MINUTE + 2 * MINUTE;
+    if (quiet < now) quiet += 5 * MINUTE;
+    await h.env.sleep(quiet - now);
     const timings = [
       { kind: 'INTERVAL' as const, every: 'PT7M' }, // a grid from the creation instant
       { kind: 'DELAY' as const, delay: 'PT20M' }, // from the creation instant

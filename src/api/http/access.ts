@@ -39,8 +39,12 @@ function clientAddressKey(ip: string): string {
  * Failed authentications per client address (./auth-throttle.ts): counted when a presented key is
  * refused, and past the limit every non-public request from that address is 429 until its minute ends.
  */
-export function throttleFailedAuthentication(app: FastifyInstance, perMinute: number): void {
-  const authFailures = new FailedAuthThrottle(perMinute);
+export function throttleFailedAuthentication(
+  app: FastifyInstance,
+  perMinute: number,
+  now: () => number = Date.now,
+): void {
+  const authFailures = new FailedAuthThrottle(perMinute, now);
   app.addHook('onRequest', async (request) => {
     if (isPublicRoute(request.routeOptions.url)) return;
     const retryAfter = authFailures.retryAfterSeconds(request.ip);
@@ -108,7 +112,7 @@ export async function limitRates(app: FastifyInstance, deps: ApiDependencies): P
  * weighted by cost (tenant-rate-limit.ts); a tenant's `quotas.api_units_per_minute` replaces the default.
  */
 function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit: number): void {
-  const tenantLimiter = new TenantRateLimiter();
+  const tenantLimiter = new TenantRateLimiter(60_000, deps.now ?? Date.now);
   app.addHook('preHandler', async (request, reply) => {
     const principal = request.principal;
     if (!principal) return;

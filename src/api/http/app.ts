@@ -206,7 +206,11 @@ export async function createApp(deps: ApiDependencies): Promise<FastifyInstance>
   acceptOptionalJsonBodies(app);
   const noRoute = answerUnroutedRequests(app);
   await registerDocs(app);
-  throttleFailedAuthentication(app, deps.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE);
+  throttleFailedAuthentication(
+    app,
+    deps.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE,
+    deps.now ?? Date.now,
+  );
   authenticate(app, deps);
   // An unmatched request is answered before its body is read: a method Fastify reads bodies for (QUERY)
   // must not be judged on its Content-Type when no route takes it at all.

@@ -9,6 +9,7 @@ import {
   QuotaExceededError,
   SchedulerError,
   type SchedulerErrorCode,
+  UnavailableError,
   unknownFieldReason,
 } from '../errors.js';
 import { VersionConflictError } from '../patch.js';
@@ -110,7 +111,7 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'unavailable',
         'Service unavailable',
         503,
-        'Temporal or the scheduler worker did not answer in time. Nothing you sent was lost; retry after `Retry-After` seconds.',
+        'Temporal or the scheduler worker did not answer in time. Nothing you sent was lost; retry after `Retry-After` seconds. `unavailable_cause` says how: NO_ANSWER (no answer in time, unreachable, or the call was shed) or STALE_CLOCK (the worker refused every read of the schedule: it had not yet run the workflow task the newest events wait for).',
       ],
       [
         'internal',
@@ -293,6 +294,7 @@ function schedulerProblem(err: SchedulerError, instance: string | undefined): Re
       field: err.field,
       ...(err.code === 'VALIDATION' ? { errors: [{ field: err.field, reason: err.reason }] } : {}),
       ...(err instanceof QuotaExceededError ? { limit: err.limit, current: err.current } : {}),
+      ...(err instanceof UnavailableError ? { unavailable_cause: err.unavailableCause } : {}),
       ...(err instanceof InterpretProblemError && err.readings ? { readings: err.readings } : {}),
       ...(err instanceof InterpretProblemError && err.unread ? { unread: err.unread } : {}),
     },
@@ -376,7 +378,7 @@ export function renderProblem(err: unknown, instance: string | undefined): Rende
       instance,
       'unavailable',
       'Temporal or the scheduler worker did not answer in time; retry later',
-      { code: 'UNAVAILABLE' },
+      { code: 'UNAVAILABLE', unavailable_cause: 'NO_ANSWER' },
       { 'retry-after': String(RETRY_AFTER_SECONDS) },
     );
   }

@@ -17,20 +17,21 @@ export interface Readiness {
 }
 
 /**
- * `check` run at most once per `cacheMs` (counted from when it finished): callers within that interval get
- * its result, callers while it runs share it. `check` must not reject.
+ * `check` run at most once per `cacheMs` on the clock `now` (counted from when it finished): callers within
+ * that interval get its result, callers while it runs share it. `check` must not reject.
  */
 function cachedCheck<T>(
-  check: (log: FastifyBaseLogger) => Promise<T>,
   cacheMs: number,
+  now: () => number,
+  check: (log: FastifyBaseLogger) => Promise<T>,
 ): (log: FastifyBaseLogger) => Promise<T> {
   let last: { at: number; result: T } | null = null;
   let running: Promise<T> | null = null;
   return (log) => {
-    if (last && Date.now() - last.at < cacheMs) return Promise.resolve(last.result);
+    if (last && now() - last.at < cacheMs) return Promise.resolve(last.result);
     running ??= check(log)
       .then((result) => {
-        last = { at: Date.now(), result };
+        last = { at: now(), result };
         return result;
       })
       .finally(() => {
@@ -49,9 +50,15 @@ export function readinessCheck(options: {
   taskQueue: string;
   withDeadline: <T>(fn: () => Promise<T>) => Promise<T>;
   cacheMs: number;
+  /**
+   * The clock the cache interval is counted on (epoch ms; default Date.now), so that a test can hold the
+   * interval open or end it instead of racing it. A poller's freshness is compared with Temporal's time, so
+   * it is always judged on this machine's clock.
+   */
+  now?: () => number;
 }): (log: FastifyBaseLogger) => Promise<Readiness> {
   const { client, taskQueue, withDeadline } = options;
-  return cachedCheck(async (log): Promise<Readiness> => {
+  return cachedCheck(options.cacheMs, options.now ?? Date.now, async (log): Promise<Readiness> => {
     try {
       await withDeadline(() => client.workflowService.getSystemInfo({}));
     } catch (err) {
@@ -75,5 +82,5 @@ export function readinessCheck(options: {
       log.warn({ err, taskQueue }, 'readiness: the task queue could not be described');
       return { temporal: 'reachable', worker: 'unknown' };
     }
-  }, options.cacheMs);
+  });
 }

@@ -64,6 +64,13 @@ export interface ApiDependencies {
   production?: boolean;
   /** How long one readiness check of Temporal answers /readyz and /v1/health (default 2 s). */
   readinessCacheMs?: number;
+  /**
+   * The clock (epoch ms) of the API's own windows: the readiness cache, the per-tenant rate limit, the
+   * failed-authentication throttle and the backfill slots counted per hour. Default Date.now; a test passes
+   * one it drives, so that what it checks does not depend on how fast the machine sends its requests.
+   * (Deadlines of Temporal calls are always on this machine's clock: they are the gRPC client's.)
+   */
+  now?: () => number;
   /** Fastify's pino logger options; false for none. */
   logger?: boolean | Record<string, unknown>;
   /**
@@ -77,7 +84,7 @@ export interface ApiDependencies {
 export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> {
   const timeoutMs = deps.temporalTimeoutMs ?? DEFAULT_TEMPORAL_TIMEOUT_MS;
   const app = await createApp(deps);
-  const backfillLedger = new BackfillSlotLedger();
+  const backfillLedger = new BackfillSlotLedger(deps.now);
   const calendar = calendarRunner(deps.calendar ?? DEFAULT_CALENDAR_POOL);
   app.addHook('onClose', async () => calendar.close());
 
@@ -106,6 +113,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       taskQueue: deps.taskQueue,
       withDeadline,
       cacheMs: deps.readinessCacheMs ?? DEFAULT_READINESS_CACHE_MS,
+      ...(deps.now ? { now: deps.now } : {}),
     }),
     metrics: deps.metrics,
     metricsToken: deps.metricsToken,

@@ -1,11 +1,79 @@
 /** Bad input gets a typed CalendarError naming the field, the reason and a stable code. */
-import { describe, expect, it } from 'vitest';
+import rrulePkg from 'rrule';
+import { describe, expect, it, vi } from 'vitest';
+import { SEARCH_BUDGET_STRIDE } from '../../../src/calendar/engine.js';
 import {
   CalendarError,
   type CalendarOptions,
   compileCalendar,
+  type SearchBudget,
   type Timing,
 } from '../../../src/calendar/index.js';
+
+const { RRule } = (rrulePkg as unknown as { RRule?: unknown }).RRule
+  ? (rrulePkg as unknown as typeof import('rrule'))
+  : (rrulePkg as unknown as { default: typeof import('rrule') }).default;
+
+// The calendar bounds its searches by counts, not by time, so the tests below count the work a search does
+// instead of timing it (a timed bound fails on a busy machine and passes a slow regression on a fast one).
+
+/** Periods in one 400-year Gregorian cycle, after which the calendar repeats. */
+const PERIODS_IN_400_YEARS: Record<string, number> = {
+  YEARLY: 400,
+  MONTHLY: 4_800,
+  WEEKLY: 20_871,
+  DAILY: 146_097,
+};
+/** Set members the compile-time probe examines for a first occurrence (recurrence.ts). */
+const PROBE_MEMBERS = 20_000;
+/** Candidates one nextSlots examines before SEARCH_LIMIT (engine.ts). */
+const SEARCH_FUEL = 200_000;
+
+/** Occurrences every rule's expander has yielded, summed. */
+const expansion = vi.hoisted(() => ({ yielded: 0 }));
+vi.mock('../../../src/calendar/rrule-expand.js', async (importOriginal) => {
+  const { countingExpanders } = await import('./expansion-counter.js');
+  return countingExpanders(await importOriginal(), expansion);
+});
+
+/**
+ * The work `fn` made the RRULE expansion do: `yielded`, the occurrences every rule's expander produced, and
+ * `periods`, the days, weeks, months or years rrule.js stepped through for DAILY…YEARLY rules. rrule.js reads
+ * `options.interval` once per search and twice per period (the reads the expander's own fuel counts), so
+ * counting the reads counts the periods.
+ */
+function expansionWork(fn: () => unknown): { yielded: number; periods: number } {
+  const before = expansion.yielded;
+  let reads = 0;
+  let searches = 0;
+  const all = RRule.prototype.all;
+  const spy = vi.spyOn(RRule.prototype, 'all').mockImplementation(function (
+    this: InstanceType<typeof RRule>,
+    iterator,
+  ) {
+    searches++;
+    const options = this.options;
+    const fuel = Object.getOwnPropertyDescriptor(options, 'interval')!;
+    Object.defineProperty(options, 'interval', {
+      configurable: true,
+      get: () => {
+        reads++;
+        return fuel.get ? fuel.get.call(options) : fuel.value;
+      },
+    });
+    try {
+      return all.call(this, iterator);
+    } finally {
+      Object.defineProperty(options, 'interval', fuel);
+    }
+  });
+  try {
+    fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return { yielded: expansion.yielded - before, periods: (reads - searches) / 2 };
+}
 
 function errorOf(timing: unknown, options?: unknown, createdAt = '2027-01-01T00:00:00Z'): CalendarError {
   try {
@@ -130,20 +198,35 @@ describe('RRULE', () => {
     'FREQ=WEEKLY;INTERVAL=3;BYDAY=MO;BYSETPOS=2',
   ])('never fires: %s (bounded search, no hang)', (rule) => {
     const text = `DTSTART;TZID=UTC:20270101T000000\nRRULE:${rule}`; // 2027-01-01 is a Friday
-    const t0 = performance.now();
     let code: string | undefined;
-    try {
-      compileCalendar({
-        scheduleId: 's',
-        timing: rec(text, 'UTC') as Timing,
-        createdAt: '2027-01-01T00:00:00Z',
-      });
-    } catch (e) {
-      code = (e as CalendarError).code;
-    }
-    expect(performance.now() - t0).toBeLessThan(3000);
+    const work = expansionWork(() => {
+      try {
+        compileCalendar({
+          scheduleId: 's',
+          timing: rec(text, 'UTC') as Timing,
+          createdAt: '2027-01-01T00:00:00Z',
+        });
+      } catch (e) {
+        code = (e as CalendarError).code;
+      }
+    });
+    // A first occurrence is searched for over one 400-year cycle of the rule's periods (the chunk the search
+    // ends in may run a little past it); on to the year 9999 would be twenty cycles. Sub-daily rules are our
+    // own walker's: rrule.js steps through none of their periods.
+    const cycle = PERIODS_IN_400_YEARS[/FREQ=(\w+)/.exec(rule)![1]!] ?? 0;
+    expect(work.periods).toBeLessThanOrEqual(2 * cycle);
     if (rule.includes('BYMONTH=1,4')) expect(code).toBeUndefined();
     else expect(code).toBe('NEVER_FIRES');
+  });
+
+  it('the search for a first occurrence ends after one 400-year cycle of periods', () => {
+    // Every 7th day from a Friday is a Friday: 146,097 / 7 = 20,871 of its periods make the cycle.
+    const work = expansionWork(() =>
+      errorOf(rec('DTSTART;TZID=UTC:20270101T000000\nRRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU', 'UTC')),
+    );
+    const cycle = PERIODS_IN_400_YEARS.DAILY! / 7;
+    expect(work.periods).toBeGreaterThanOrEqual(cycle);
+    expect(work.periods).toBeLessThan(cycle + 10);
   });
 
   it('YEARLY;INTERVAL=4 on Feb 29 from a non-leap year never fires', () => {
@@ -327,11 +410,16 @@ describe('recurrence sets: each refusal names the field, the line and the reason
       /too many RRULE and EXRULE lines \(max 64\)/,
     ],
   ])('%s → %s', (text, code, reason) => {
-    const t0 = performance.now();
-    const e = errorOf(rec(text));
+    let e: CalendarError | undefined;
+    const work = expansionWork(() => {
+      e = errorOf(rec(text));
+    });
     expect(e).toMatchObject({ field: 'timing.rule', code });
-    expect(e.reason).toMatch(reason);
-    expect(performance.now() - t0).toBeLessThan(3000); // bounded, never a hang
+    expect(e!.reason).toMatch(reason);
+    // Bounded, never a hang: a step of each of the (at most 3) rules per member the probe examines, and at most
+    // one cycle of periods searched for a rule that never fires.
+    expect(work.yielded).toBeLessThanOrEqual(3 * PROBE_MEMBERS);
+    expect(work.periods).toBeLessThanOrEqual(2 * PERIODS_IN_400_YEARS.DAILY!);
   });
 
   it('an EXRULE that removes everything after the first occurrences ends in SEARCH_LIMIT, not a loop', () => {
@@ -347,17 +435,23 @@ describe('recurrence sets: each refusal names the field, the line and the reason
     expect(cal.nextSlots('2026-12-31T00:00:00Z', 1).slots.map((s) => s.fireAt)).toEqual([
       '2027-01-01T09:00:00Z',
     ]);
-    const t0 = performance.now();
+    // The engine asks a budget once per SEARCH_BUDGET_STRIDE candidates: this one counts the questions, and
+    // stops a search ten times past the calendar's own fuel so that a loop fails here instead of hanging.
+    let questions = 0;
+    const meter: SearchBudget = {
+      exceeded: () => ++questions * SEARCH_BUDGET_STRIDE > 10 * SEARCH_FUEL,
+      reason: 'stopped by the test: ten times the calendar’s own fuel',
+    };
     let e: unknown;
     try {
-      cal.nextSlots('2027-01-02T00:00:00Z', 1);
+      cal.nextSlots('2027-01-02T00:00:00Z', 1, undefined, { budget: meter });
     } catch (err) {
       e = err;
     }
+    expect(questions * SEARCH_BUDGET_STRIDE, 'candidates examined').toBeLessThanOrEqual(SEARCH_FUEL);
     expect(e).toBeInstanceOf(CalendarError);
     expect(e).toMatchObject({ field: 'timing.rule', code: 'SEARCH_LIMIT' });
     expect((e as CalendarError).reason).toMatch(/the EXRULEs remove every occurrence/);
-    expect(performance.now() - t0).toBeLessThan(10_000);
   });
 
   it('a cursor of a set holds one position per COUNT rule', () => {

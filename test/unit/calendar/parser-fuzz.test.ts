@@ -2,13 +2,14 @@
  * Parser fuzzing (issue 10, "bad input"): the RRULE, cron, duration and zone parsers, called directly and
  * through the whole calendar, on arbitrary strings and on near-valid inputs (valid ones mutated: a
  * character inserted, dropped or replaced, a number blown up, a part repeated, case and space changed).
- * Every input must answer with a value or a CalendarError — never another exception — and answer
- * promptly. property.test.ts already throws random strings and token soups at compileCalendar; this file
- * adds the direct parser calls, the mutations of valid inputs, and a per-input bound.
+ * Every input must answer with a value or a CalendarError — never another exception — and answer at
+ * all. property.test.ts already throws random strings and token soups at compileCalendar; this file adds
+ * the direct parser calls and the mutations of valid inputs.
  *
- * The bound (HANG_MS, 250 ms per input) is a hang detector only, not a performance goal: a normal input
- * answers in well under a millisecond, so only a runaway loop or a catastrophic regex gets near it
- * (performance goals live in bench/calendar).
+ * No input is timed: a clock bound fails on a busy machine. A runaway loop or a catastrophic regex is
+ * caught by each test's timeout (HANG_TIMEOUT_MS), a hang detector only: a normal input answers in well
+ * under a millisecond, and a whole test of 1,500 runs in under a second. The seeds are fixed, so a hang
+ * found here is found again. Performance goals live in bench/calendar.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -18,11 +19,11 @@ import { CalendarError, compileCalendar, type Timing } from '../../../src/calend
 import { isBlock, parseBlock, parseRecur } from '../../../src/calendar/rrule-parse.js';
 import { checkZone } from '../../../src/calendar/zone.js';
 
-const HANG_MS = 250;
+/** A test that runs this long is hung, not slow: see the top of the file. */
+const HANG_TIMEOUT_MS = 30_000;
 
-/** Runs `fn` on `input`: it returns, or throws a CalendarError; either within HANG_MS. */
+/** Runs `fn` on `input`: it returns, or throws a CalendarError. */
 function answers(what: string, input: unknown, fn: () => unknown): 'value' | 'error' {
-  const t0 = performance.now();
   let outcome: 'value' | 'error' = 'value';
   try {
     fn();
@@ -33,8 +34,6 @@ function answers(what: string, input: unknown, fn: () => unknown): 'value' | 'er
     expect(e.reason.length).toBeGreaterThan(0);
     outcome = 'error';
   }
-  const ms = performance.now() - t0;
-  if (ms > HANG_MS) throw new Error(`${what}(${JSON.stringify(input)}) took ${ms.toFixed(0)} ms`);
   return outcome;
 }
 
@@ -219,7 +218,9 @@ const structuredDuration = fc
       `P${date.map(([n, u]) => n + u).join('')}${t ? 'T' : ''}${time.map(([n, u]) => n + u).join('')}`,
   );
 
-describe('parser fuzzing: a value or a CalendarError, within a hang bound, for every input', () => {
+describe('parser fuzzing: a value or a CalendarError, within a hang bound, for every input', {
+  timeout: HANG_TIMEOUT_MS,
+}, () => {
   it('RRULE bodies and blocks: arbitrary strings and mutations of valid rules', () => {
     const outcomes = { value: 0, error: 0 };
     fc.assert(
@@ -315,7 +316,7 @@ describe('parser fuzzing: a value or a CalendarError, within a hang bound, for e
     expect(deadline.slots.map((s) => s.label)).toEqual(['reminder:PT1H', 'deadline']);
   });
 
-  it('big inputs: a block with 10,000 EXDATE lines and one of 10,000 RDATEs answer within the bound', () => {
+  it('big inputs: a block with 10,000 EXDATE lines and one of 10,000 RDATEs answer', () => {
     const start = Date.UTC(2027, 0, 1);
     const dates = Array.from({ length: 10_000 }, (_, i) =>
       new Date(start + i * 86_400_000)

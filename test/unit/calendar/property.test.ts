@@ -121,9 +121,8 @@ describe('properties of generated rules', () => {
   });
 });
 
-/** compile + a few slots: must succeed or throw CalendarError, and must not take long */
+/** compile + a few slots: must succeed or throw CalendarError */
 function survives(timing: unknown, options?: unknown): void {
-  const t0 = performance.now();
   try {
     const cal = compileCalendar({
       scheduleId: 'fuzz',
@@ -138,8 +137,14 @@ function survives(timing: unknown, options?: unknown): void {
     expect(e.field).toMatch(/^(timing|options|cursor|after|count)/);
     expect(e.reason.length).toBeGreaterThan(0);
   }
-  expect(performance.now() - t0).toBeLessThan(3000);
 }
+
+/**
+ * No input is timed (a clock bound fails on a busy machine): a hang is what the fuzzing tests' timeout
+ * detects. Each of them runs in well under a second, so only a runaway loop or a catastrophic regex reaches
+ * this; the seeds are fixed, so a hang found here is found again. Performance goals live in bench/calendar.
+ */
+const HANG_TIMEOUT_MS = 30_000;
 
 const RULE_TOKENS = [
   'FREQ=',
@@ -227,7 +232,9 @@ const CRON_TOKENS = [
   'x',
 ];
 
-describe('fuzzing: random input never crashes with anything but CalendarError, never hangs', () => {
+describe('fuzzing: random input never crashes with anything but CalendarError, never hangs', {
+  timeout: HANG_TIMEOUT_MS,
+}, () => {
   it('random strings as RRULEs, cron expressions, zones and durations', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 80 }), (s) => {
