@@ -10,12 +10,12 @@
 // on schedules is their tz check, and the tests run concurrently.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerClient } from '../../src/api/client.js';
 import { amendedZoneRules, useRuntimeZoneRules, useZoneRules, zoneRules } from '../../src/calendar/index.js';
 import { armAtMs } from '../../src/model/arming.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { hourHalfADayAway } from '../helpers/clock.js';
 import { type ProductWorker, promSample, startProductWorker } from '../helpers/product.js';
 import { OPEN_TARGETS, writeTenantsFile } from '../helpers/tenants.js';
 import {
@@ -283,7 +283,7 @@ describe('documented environment of the product processes', () => {
       principal: { tenant_id: 'acme', owner_ref: 'ops' },
       startAsleep: false,
     });
-    const hour = (DateTime.now().setZone('Europe/Riga').hour + 12) % 24;
+    const hour = hourHalfADayAway('Europe/Riga');
     const createBehind = async (id: string) => {
       const previous = useZoneRules(amendedZoneRules(zoneRules(), OLD_TZ, []));
       try {
