@@ -8,7 +8,7 @@
 // It runs the real product (`src/main.ts`, embedded dev server with its Web UI) on free ports with a
 // temporary data directory, creates schedules through the HTTP API, then drives headless chromium.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Page } from 'puppeteer-core';
@@ -23,6 +23,20 @@ const GLOBEX = 'key-globex-ops-012345678';
 
 const [temporalPort, uiPort, apiPort] = [await freePort(), await freePort(), await freePort()];
 const dataDir = mkdtempSync(join(tmpdir(), 'ds-ui-'));
+// With API keys this is a production process: its worker starts only with a tenant policy (issue 38).
+const tenantsFile = join(dataDir, 'tenants.json');
+writeFileSync(
+  tenantsFile,
+  JSON.stringify({
+    tenants: {
+      acme: {
+        job_types: ['report.*', 'source.*'],
+        event_sinks: [{ url: 'http://127.0.0.1:9/', private: true }],
+      },
+      globex: { job_types: ['export.*'] },
+    },
+  }),
+);
 const product = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/main.ts')], {
   cwd: repoRoot,
   env: {
@@ -32,6 +46,7 @@ const product = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/
     TEMPORAL_UI_PORT: String(uiPort),
     SCHEDULER_API_PORT: String(apiPort),
     SCHEDULER_API_KEYS: `${ACME}=acme:ops,${GLOBEX}=globex:ops`,
+    SCHEDULER_TENANTS_FILE: tenantsFile,
   },
   stdio: ['ignore', 'pipe', 'inherit'],
   detached: true,

@@ -86,6 +86,25 @@ export const EnvironmentSchema = z.object({
    * nothing until then; `off`: its first workflow task runs at creation.
    */
   SCHEDULER_START_ASLEEP: z.enum(['on', 'off']).default('on'),
+  /**
+   * The product's search attributes at start: `register` the missing ones (where that is refused, check that
+   * they exist), `check` only, or `skip` (managed elsewhere). src/runtime/namespace.ts.
+   */
+  SCHEDULER_SEARCH_ATTRIBUTES: z.enum(['register', 'check', 'skip']).default('register'),
+  /**
+   * `on`: development on a Temporal server of your own named by TEMPORAL_ADDRESS (`temporal server
+   * start-dev`): tenant `dev` reaches every target and a development API key is made, as with the embedded
+   * dev server. Refused beside API keys, NODE_ENV=production or a non-loopback API: never on a server other
+   * teams' workers poll.
+   */
+  SCHEDULER_DEVELOPMENT: z.enum(['on', 'off']).default('off'),
+  /**
+   * Seconds a hand-off whose tenant has no entry in the policy is retried before it is recorded refused (a
+   * policy file that lost an entry mid-edit). At most 100: the hand-off's retry budget (handoff.ts).
+   */
+  SCHEDULER_MISSING_TENANT_GRACE_S: z.coerce.number().int().min(0).max(100).default(60),
+  /** A file holding the API key of the Temporal connection (one line), re-read when it changes. */
+  SCHEDULER_TEMPORAL_API_KEY_FILE: z.string().min(1).optional(),
   SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
   SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
   /** Which parts this process runs: both (default), or one, to scale workers and API separately. */
@@ -129,27 +148,64 @@ export interface DeploymentFacts {
   nodeEnv?: string | undefined;
   /** SCHEDULER_API_HOST */
   host: string;
+  /** The Temporal server named by TEMPORAL_ADDRESS or a profile; undefined: the embedded dev server. */
+  temporalAddress?: string | undefined;
+  /** SCHEDULER_DEVELOPMENT=on: a named server is the developer's own. */
+  developmentOptIn?: boolean;
 }
 
 /**
  * Why this is a production deployment, or none (development: `npm start` on a laptop): API keys are
- * configured (a development key is made only when none are), NODE_ENV is `production`, or the API listens
- * beyond loopback.
+ * configured (a development key is made only when none are), NODE_ENV is `production`, the API listens
+ * beyond loopback, or Temporal is a server other than the embedded dev server (a shared cluster's task
+ * queue is polled by other tenants' work; SCHEDULER_DEVELOPMENT=on says it is the developer's own).
  */
 export function productionReasons(facts: DeploymentFacts): string[] {
   const reasons: string[] = [];
   if (facts.apiKeys?.trim() || facts.apiKeyFile) reasons.push('API keys are configured');
   if (facts.nodeEnv === 'production') reasons.push('NODE_ENV=production');
   if (!isLoopbackHost(facts.host)) reasons.push(`the API binds ${facts.host}`);
+  if (facts.temporalAddress !== undefined && !facts.developmentOptIn)
+    reasons.push(`Temporal at ${facts.temporalAddress} is not the embedded dev server`);
   return reasons;
 }
 
-export const deploymentFacts = (env: Environment): DeploymentFacts => ({
+export const deploymentFacts = (env: Environment, temporalAddress: string | undefined): DeploymentFacts => ({
   apiKeys: env.SCHEDULER_API_KEYS,
   apiKeyFile: env.SCHEDULER_API_KEY_FILE,
   nodeEnv: env.NODE_ENV,
   host: env.SCHEDULER_API_HOST,
+  temporalAddress,
+  developmentOptIn: env.SCHEDULER_DEVELOPMENT === 'on',
 });
+
+/** How this process's tenant policy is had at start: from its file, open to `dev`, or closed to all. */
+export type PolicyAtStart = 'file' | 'development' | 'closed';
+
+/**
+ * Which tenant policy a process starts with, or a refusal (ConfigError) naming the variable: a worker in
+ * production without SCHEDULER_TENANTS_FILE would record every hand-off it takes as refused (a volume not
+ * mounted in a rolling deploy), and SCHEDULER_DEVELOPMENT=on beside a production setting is a contradiction.
+ * An API alone without the file starts closed: it refuses each create with a reason, which loses nothing.
+ */
+export function policyAtStart(options: {
+  facts: DeploymentFacts;
+  tenantsFile: string | undefined;
+  runsWorker: boolean;
+}): PolicyAtStart {
+  const reasons = productionReasons(options.facts);
+  if (options.facts.developmentOptIn && reasons.length > 0)
+    throw new ConfigError(
+      `SCHEDULER_DEVELOPMENT=on in a production deployment (${reasons.join(', ')}): unset SCHEDULER_DEVELOPMENT, or those settings`,
+    );
+  if (options.tenantsFile) return 'file';
+  if (reasons.length === 0) return 'development';
+  if (options.runsWorker)
+    throw new ConfigError(
+      `SCHEDULER_TENANTS_FILE is not set: a worker in production (${reasons.join(', ')}) would refuse every hand-off it takes. Mount the tenant policy and set SCHEDULER_TENANTS_FILE (deploy/tenants.example.json)${options.facts.temporalAddress !== undefined ? ', or set SCHEDULER_DEVELOPMENT=on if the Temporal server is your own development server' : ''}`,
+    );
+  return 'closed';
+}
 
 /** Whether `host` (SCHEDULER_API_HOST) reaches only this machine: `localhost` or a loopback address. */
 export function isLoopbackHost(host: string): boolean {

@@ -2,25 +2,40 @@
 // in one process tree, stopped cleanly on Ctrl-C.
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { Runtime } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
 import { devApiKeyFile } from './api/auth.js';
 import { serveApi } from './api/http/serve.js';
 import { zoneRules } from './calendar/index.js';
-import { deploymentFacts, loadEnvironment, productionReasons } from './config.js';
+import { deploymentFacts, loadEnvironment, policyAtStart, productionReasons } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
 import { assertPortFree, freePort } from './runtime/ports.js';
 import { installRuntime, runtimeLogLevel } from './runtime/telemetry.js';
+import {
+  connectionOptions,
+  describeConnection,
+  loadConnectionSettings,
+  type TemporalConnectionSettings,
+  watchApiKeyFile,
+} from './runtime/temporal-connection.js';
 import { loadTenantPolicy } from './runtime/tenant-policy-file.js';
 import { watchTzVersions } from './runtime/tz-watch.js';
 import { createSchedulerWorker } from './worker.js';
 
 const log = (line: string) => console.log(`[scheduler] ${line}`);
 
-async function connectTo(address: string, embedded: boolean): Promise<Connection> {
+/** The settings of a connection to `address`: the embedded dev server takes none (it is plaintext, open). */
+const optionsFor = (settings: TemporalConnectionSettings, address: string, embedded: boolean) =>
+  embedded ? { address } : connectionOptions(settings, address);
+
+async function connectTo(
+  settings: TemporalConnectionSettings,
+  address: string,
+  embedded: boolean,
+): Promise<Connection> {
   try {
-    return await Connection.connect({ address, connectTimeout: 5000 });
+    return await Connection.connect({ ...optionsFor(settings, address, embedded), connectTimeout: 5000 });
   } catch (err) {
     throw new Error(
       embedded
@@ -32,6 +47,8 @@ async function connectTo(address: string, embedded: boolean): Promise<Connection
 
 async function main(): Promise<void> {
   const env = loadEnvironment();
+  const temporal = loadConnectionSettings();
+  const namespace = temporal.namespace;
   const runsApi = env.SCHEDULER_ROLE !== 'worker';
   const runsWorker = env.SCHEDULER_ROLE !== 'api';
   // The worker's metrics: on SCHEDULER_METRICS_PORT when set (a worker-only process is scraped there);
@@ -65,7 +82,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
 
   try {
-    const production = productionReasons(deploymentFacts(env));
+    const facts = deploymentFacts(env, temporal.address);
+    const production = productionReasons(facts);
     const keysConfigured = env.SCHEDULER_API_KEYS !== undefined || env.SCHEDULER_API_KEY_FILE !== undefined;
     // A development key exists only in development: in production a missing key variable is an outage of
     // this process, never an API that answers every tenant's name with a key printed to the log pipeline.
@@ -74,10 +92,11 @@ async function main(): Promise<void> {
         `no API keys in production (${production.join(', ')}): set SCHEDULER_API_KEYS or SCHEDULER_API_KEY_FILE`,
       );
     }
+    const policyMode = policyAtStart({ facts, tenantsFile: env.SCHEDULER_TENANTS_FILE, runsWorker });
     if (runsApi) await assertPortFree(env.SCHEDULER_API_PORT, env.SCHEDULER_API_HOST, 'SCHEDULER_API_PORT');
 
     let devServer: DevServer | null = null;
-    let address = env.TEMPORAL_ADDRESS;
+    let address = temporal.address;
     if (!address) {
       const cliPath = findTemporalCli();
       if (!cliPath)
@@ -91,7 +110,7 @@ async function main(): Promise<void> {
         logFile: join(env.SCHEDULER_DATA_DIR, 'temporal-server.log'),
         port: env.TEMPORAL_PORT,
         uiPort: env.TEMPORAL_UI_PORT,
-        namespace: env.TEMPORAL_NAMESPACE,
+        namespace,
       });
       stops.push(() => devServer!.stop());
       address = devServer.address;
@@ -100,24 +119,35 @@ async function main(): Promise<void> {
     // API and worker enforce the same file: the API where a definition enters, the worker at every hand-off.
     const tenantPolicy = loadTenantPolicy({
       file: env.SCHEDULER_TENANTS_FILE,
-      // `npm start` on a laptop; a worker-only process is never development (it has no key to judge by).
-      development: runsApi && production.length === 0,
+      development: policyMode === 'development',
       log,
     });
     stops.push(async () => tenantPolicy.close());
 
-    const connection = await connectTo(address, devServer !== null);
+    const embedded = devServer !== null;
+    const connection = await connectTo(temporal, address, embedded);
     stops.push(() => connection.close());
-    await registerSearchAttributes(connection, env.TEMPORAL_NAMESPACE);
-    const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+    await registerSearchAttributes(connection, namespace, env.SCHEDULER_SEARCH_ATTRIBUTES);
+    const client = new Client({ connection, namespace });
+    let workerConnection: NativeConnection | null = null;
+    const stopKeyWatch = watchApiKeyFile(
+      temporal,
+      () => [connection, ...(workerConnection ? [workerConnection] : [])],
+      log,
+    );
+    stops.push(async () => stopKeyWatch());
 
     if (runsWorker) {
+      workerConnection = await NativeConnection.connect(optionsFor(temporal, address, embedded));
+      const nativeConnection = workerConnection;
+      stops.push(() => nativeConnection.close());
       const worker = await createSchedulerWorker({
-        address,
-        namespace: env.TEMPORAL_NAMESPACE,
+        connection: nativeConnection,
+        namespace,
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         client,
         tenantPolicy: tenantPolicy.current,
+        missingTenantGraceMs: env.SCHEDULER_MISSING_TENANT_GRACE_S * 1000,
       });
       const workerDone = worker.run();
       stops.push(async () => {
@@ -171,9 +201,13 @@ async function main(): Promise<void> {
     }
 
     log(
-      `Temporal:   ${address} (namespace ${env.TEMPORAL_NAMESPACE}, task queue ${env.TEMPORAL_TASK_QUEUE})`,
+      `Temporal:   ${address} (namespace ${namespace}, task queue ${env.TEMPORAL_TASK_QUEUE}; ${embedded ? 'embedded dev server' : describeConnection(temporal)})`,
     );
     if (devServer?.uiUrl) log(`Web UI:     ${devServer.uiUrl}`);
+    if (!embedded && policyMode === 'development')
+      log(
+        `Mode:       development on a Temporal server of your own (SCHEDULER_DEVELOPMENT=on): tenant 'dev' reaches every target and its workers take any schedule on ${env.TEMPORAL_TASK_QUEUE}; never on a server other teams use`,
+      );
     if (runsWorker)
       log(`Worker:     running (tz database ${zoneRules().version}, refresh: ${env.SCHEDULER_TZ_REFRESH})`);
     log(`Targets:    ${tenantPolicy.describe()}`);

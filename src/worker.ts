@@ -82,6 +82,11 @@ export interface SchedulerWorkerDependencies {
    * development and tests.
    */
   tenantPolicy: () => TenantPolicy;
+  /**
+   * How long a hand-off whose tenant is missing from the policy is retried before it is recorded refused
+   * (SCHEDULER_MISSING_TENANT_GRACE_S; default and bound in src/activities/handoff.ts).
+   */
+  missingTenantGraceMs?: number;
 }
 
 /**
@@ -91,7 +96,11 @@ export interface SchedulerWorkerDependencies {
 export function schedulerWorkerOptions(deps: SchedulerWorkerDependencies): SchedulerWorkerParts {
   return {
     ...schedulerReplayOptions,
-    activities: createActivities({ client: deps.client, tenantPolicy: deps.tenantPolicy }),
+    activities: createActivities({
+      client: deps.client,
+      tenantPolicy: deps.tenantPolicy,
+      ...(deps.missingTenantGraceMs !== undefined ? { missingTenantGraceMs: deps.missingTenantGraceMs } : {}),
+    }),
     ...schedulerWorkerTuning,
   };
 }
@@ -123,7 +132,7 @@ export async function createSchedulerWorker(options: SchedulerWorkerOptions): Pr
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...schedulerWorkerOptions({ client: options.client, tenantPolicy: options.tenantPolicy }),
+    ...schedulerWorkerOptions(options),
   });
   return {
     worker,

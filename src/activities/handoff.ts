@@ -15,7 +15,11 @@ import {
 } from '@temporalio/client';
 import { NamespaceNotFoundError, type SearchAttributePair, SearchAttributeType } from '@temporalio/common';
 import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
-import { FORBIDDEN_TARGET_ERROR, PERMANENT_HANDOFF_ERROR } from '../model/handoff-failures.js';
+import {
+  FORBIDDEN_TARGET_ERROR,
+  PERMANENT_HANDOFF_ERROR,
+  TENANT_UNLISTED_ERROR,
+} from '../model/handoff-failures.js';
 import { redactUrl } from '../model/network-address.js';
 import type { TargetField, TargetVerdict, TenantPolicy } from '../model/tenant-policy.js';
 import { createEventDelivery, type EventDelivery, EventDeliveryError } from './event-delivery.js';
@@ -94,7 +98,22 @@ export interface HandoffDependencies {
   tenantPolicy: () => TenantPolicy;
   /** How EVENTs are POSTed (tests inject a resolver); default: SSRF-safe delivery with the system's DNS. */
   eventDelivery?: EventDelivery;
+  /**
+   * How long a hand-off whose tenant has no entry in the policy is retried before it is recorded refused,
+   * counted from the hand-off's first attempt: a policy file that lost an entry mid-edit, or a ConfigMap
+   * that reaches this replica later than the API's. Default MISSING_TENANT_GRACE_MS.
+   */
+  missingTenantGraceMs?: number;
 }
+
+/**
+ * 60 s: longer than a file watcher's poll and a kubelet's ConfigMap sync; well inside the hand-off's retry
+ * budget (8 attempts, 1 s doubling to 1 min: the 7th attempt starts about 63 s after the first, so a tenant
+ * still missing then is refused by an attempt, not by running out of them). MAX_MISSING_TENANT_GRACE_MS
+ * keeps a configured grace inside that budget.
+ */
+export const MISSING_TENANT_GRACE_MS = 60_000;
+export const MAX_MISSING_TENANT_GRACE_MS = 100_000;
 
 function permanent(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, PERMANENT_HANDOFF_ERROR);
@@ -267,13 +286,37 @@ export function createHandoffActivities(deps: HandoffDependencies) {
     return Number.isFinite(limit) ? limit : null;
   }
 
-  /** The current policy's verdict on a target; a refusal is counted here, where the effect would happen. */
+  const missingTenantGraceMs = Math.min(
+    deps.missingTenantGraceMs ?? MISSING_TENANT_GRACE_MS,
+    MAX_MISSING_TENANT_GRACE_MS,
+  );
+
+  /**
+   * The current policy's verdict on a target; a refusal is counted here, where the effect would happen. A
+   * tenant with no entry at all is, within the grace, a retryable failure: the activity's retry asks again.
+   */
   function authorize(request: TargetAuthorizationRequest): TargetVerdict {
+    const { info } = Context.current();
     const verdict = deps.tenantPolicy().check(request.tenant_id, request.target, {
-      schedulerTaskQueue: Context.current().info.taskQueue,
+      schedulerTaskQueue: info.taskQueue,
       defaultJobTaskQueue: request.defaultJobTaskQueue,
     });
-    if (!verdict.allowed) countRefused(request.tenant_id, request.target.type, verdict.field);
+    if (verdict.allowed) return verdict;
+    const waitedMs = Date.now() - info.scheduledTimestampMs;
+    if (verdict.tenantUnlisted && waitedMs < missingTenantGraceMs) {
+      log.warn('tenant not in the policy in force: retrying the hand-off', {
+        tenant: request.tenant_id,
+        attempt: info.attempt,
+        retriedForMs: waitedMs,
+        graceMs: missingTenantGraceMs,
+      });
+      throw ApplicationFailure.create({
+        type: TENANT_UNLISTED_ERROR,
+        nonRetryable: false,
+        message: `${verdict.field}: ${verdict.reason} (retried until ${Math.round(missingTenantGraceMs / 1000)} s after the first attempt)`,
+      });
+    }
+    countRefused(request.tenant_id, request.target.type, verdict.field);
     return verdict;
   }
 

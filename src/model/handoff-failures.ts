@@ -11,5 +11,11 @@ export const PERMANENT_HANDOFF_ERROR = 'PermanentHandoffError';
  */
 export const FORBIDDEN_TARGET_ERROR = 'ForbiddenTarget';
 
+/**
+ * The tenant has no entry in the policy in force at the hand-off: retried (a policy file that lost an entry
+ * mid-edit, a ConfigMap still reaching this replica) until the grace has passed, then FORBIDDEN_TARGET_ERROR.
+ */
+export const TENANT_UNLISTED_ERROR = 'TenantUnlisted';
+
 /** How a refusal reads on the occurrence (`reason`) and in the Web UI. */
 export const REFUSED_BY_POLICY = 'refused by the tenant policy';

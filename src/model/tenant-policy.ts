@@ -133,7 +133,13 @@ export type TargetVerdict =
       /** For an EVENT: whether the sink may be on a non-public address (the worker checks at connect). */
       sinkMayBePrivate: boolean;
     }
-  | { allowed: false; field: TargetField; reason: string };
+  | {
+      allowed: false;
+      field: TargetField;
+      reason: string;
+      /** The tenant has no entry at all (not one target refused): a file that lost an entry mid-edit. */
+      tenantUnlisted?: true;
+    };
 
 export interface TargetContext {
   /** The scheduler's own task queue: never a target's (its workers run schedules, not jobs). */
@@ -315,10 +321,12 @@ export class TenantPolicy {
           : target.type === 'EVENT'
             ? 'target.sink_url'
             : 'target.workflow_id';
-      return refuse(
+      return {
+        allowed: false,
         field,
-        `tenant ${tenant} has no entry in the tenant policy (${this.source}), so its schedules reach no target: the operator adds "tenants.${tenant}"`,
-      );
+        reason: `tenant ${tenant} has no entry in the tenant policy (${this.source}), so its schedules reach no target: the operator adds "tenants.${tenant}"`,
+        tenantUnlisted: true,
+      };
     }
     const starts = (
       type: string,

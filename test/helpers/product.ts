@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { freePort } from '../../src/runtime/ports.js';
 import { JOB_QUEUE, type Stack, spawnProduct } from '../integration/support.js';
 import type { Spawned } from './process.js';
+import { writeTenantsFile } from './tenants.js';
 
 export interface ProductWorker extends Spawned {
   /** Its Prometheus text (only with `metrics: true`). */
@@ -24,10 +25,14 @@ export async function startProductWorker(
   options: { metrics?: boolean; timeoutMs?: number } = {},
 ): Promise<ProductWorker> {
   const metricsPort = options.metrics ? await freePort() : null;
+  const dataDir = mkdtempSync(join(stack.dir, 'worker-'));
   const spawned = spawnProduct(stack, {
     SCHEDULER_ROLE: 'worker',
     SCHEDULER_JOB_TASK_QUEUE: JOB_QUEUE,
-    SCHEDULER_DATA_DIR: mkdtempSync(join(stack.dir, 'worker-')),
+    SCHEDULER_DATA_DIR: dataDir,
+    // A worker on a named server is production and will not start without a policy (issue 38): by
+    // default one that lists no tenant, for workers whose test hands nothing off.
+    SCHEDULER_TENANTS_FILE: writeTenantsFile(dataDir, {}),
     ...(metricsPort ? { SCHEDULER_METRICS_PORT: String(metricsPort) } : {}),
     ...env,
   });

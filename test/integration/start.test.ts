@@ -123,6 +123,45 @@ describe('npm start (src/main.ts)', () => {
       /no API keys in production \(the API binds 0\.0\.0\.0\)/,
     ],
     ['SCHEDULER_API_KEYS set but empty', { SCHEDULER_API_KEYS: ' ' }, /SCHEDULER_API_KEYS is set but empty/],
+    // Issue 38: a shared cluster is production, whatever else is set.
+    [
+      'TEMPORAL_ADDRESS naming a shared cluster without API keys',
+      { TEMPORAL_ADDRESS: 'temporal.shared.example:7233' },
+      /no API keys in production \(Temporal at temporal\.shared\.example:7233 is not the embedded dev server\)/,
+    ],
+    [
+      'a worker on a shared cluster without the tenant policy',
+      { SCHEDULER_ROLE: 'worker', TEMPORAL_ADDRESS: 'temporal.shared.example:7233' },
+      /SCHEDULER_TENANTS_FILE is not set: a worker in production \(Temporal at temporal\.shared\.example:7233 is not the embedded dev server\) would refuse every hand-off it takes/,
+    ],
+    [
+      'a worker beside API keys without the tenant policy',
+      { SCHEDULER_API_KEYS: 'start-key-0123456789abcdef0123=acme:ops' },
+      /SCHEDULER_TENANTS_FILE is not set: a worker in production \(API keys are configured\)/,
+    ],
+    [
+      'SCHEDULER_DEVELOPMENT=on beside NODE_ENV=production',
+      {
+        SCHEDULER_DEVELOPMENT: 'on',
+        NODE_ENV: 'production',
+        SCHEDULER_API_KEYS: 'start-key-0123456789abcdef0123=acme:ops',
+        TEMPORAL_ADDRESS: '127.0.0.1:1',
+      },
+      /SCHEDULER_DEVELOPMENT=on in a production deployment \(API keys are configured, NODE_ENV=production\)/,
+    ],
+    [
+      'an API key that would travel in plaintext',
+      { TEMPORAL_ADDRESS: 'temporal.shared.example:7233', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' },
+      /TEMPORAL_TLS: an API key would be sent in plaintext to temporal\.shared\.example:7233/,
+    ],
+    [
+      'a client certificate without its key',
+      {
+        TEMPORAL_ADDRESS: 'temporal.shared.example:7233',
+        TEMPORAL_TLS_CLIENT_CERT_PATH: '/run/secrets/client.pem',
+      },
+      /TEMPORAL_TLS_CLIENT_KEY_PATH: a client certificate is given without its key/,
+    ],
   ])('refuses to start with %s, in one line, making no development key', async (_what, env, message) => {
     const dataDir = tempDir('production');
     running = startProduct({
@@ -145,6 +184,8 @@ describe('npm start (src/main.ts)', () => {
     const deadPort = await freePort();
     running = startProduct({
       TEMPORAL_ADDRESS: `127.0.0.1:${deadPort}`,
+      // A server of the developer's own: without this a named server is production (issue 38).
+      SCHEDULER_DEVELOPMENT: 'on',
       SCHEDULER_API_PORT: String(await freePort()),
       SCHEDULER_DATA_DIR: tempDir('unreachable'),
     });
@@ -166,6 +207,7 @@ describe('npm start (src/main.ts)', () => {
     try {
       running = startProduct({
         TEMPORAL_ADDRESS: '127.0.0.1:1',
+        SCHEDULER_DEVELOPMENT: 'on',
         SCHEDULER_API_PORT: String(apiPort),
         SCHEDULER_DATA_DIR: tempDir('taken'),
       });

@@ -24,7 +24,10 @@ import {
 
 const ACME = 'acme-key-0123456789abcdef0123';
 const WIDE = 'wide-key-0123456789abcdef0123';
-const KEYS = `${ACME}=acme:alice,${WIDE}=wide:ops`;
+const LATE = 'late-key-0123456789abcdef0123';
+const KEYS = `${ACME}=acme:alice,${WIDE}=wide:ops,${LATE}=late:ops`;
+/** The worker's SCHEDULER_MISSING_TENANT_GRACE_S: its hand-off retries come at 0, 1, 3, 7, 15 and 31 s. */
+const GRACE_S = 20;
 
 interface CountingServer {
   url: string;
@@ -60,6 +63,7 @@ async function countingServer(
 }
 
 describe('targets bound to their tenant (real API and worker-only processes)', () => {
+  const lateTargets = () => ({ event_sinks: [`${sink.url}late/`], quotas: OPEN_QUOTAS });
   let stack: Stack;
   let api: Spawned;
   let worker: Spawned;
@@ -96,6 +100,7 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
     policyFile = writeTenantsFile(stack.dir, {
       acme: acmeTargets,
       wide: { event_sinks: ['*'], quotas: OPEN_QUOTAS },
+      late: lateTargets(),
     });
     const apiPort = await freePort();
     const metricsPort = await freePort();
@@ -126,6 +131,7 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
       {
         ...workerEnv,
         SCHEDULER_ROLE: 'worker',
+        SCHEDULER_MISSING_TENANT_GRACE_S: String(GRACE_S),
         SCHEDULER_METRICS_PORT: String(metricsPort),
         SCHEDULER_DATA_DIR: join(stack.dir, 'worker'),
       },
@@ -450,5 +456,86 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
       expect(metrics).toMatch(/scheduler_handoffs_refused_total\{[^}]*field="target\.sink_url"[^}]*\} [1-9]/);
       await call('POST', '/v1/schedules/withdrawn/cancel');
     });
+
+    it(`a tenant missing from the file at hand-off is retried for ${GRACE_S} s: re-added in time, nothing is refused or doubled; left out, its slots are refused`, async () => {
+      const reloads = (p: Spawned) => (p.output().match(/tenant policy reloaded/g) ?? []).length;
+      /** Rewrites the file and waits until both processes reloaded it. */
+      const reloaded = async (what: string, tenants: Parameters<typeof writeTenantsFile>[1]) => {
+        const before = [reloads(api), reloads(worker)];
+        writeTenantsFile(stack.dir, tenants);
+        await eventually(
+          what,
+          async () => (reloads(api) > before[0]! && reloads(worker) > before[1]! ? true : undefined),
+          30_000,
+        );
+      };
+      const others = { acme: acmeTargets, wide: { event_sinks: ['*'], quotas: OPEN_QUOTAS } };
+      // An earlier test rewrote the file without it.
+      await reloaded('the reload with tenant late', { ...others, late: lateTargets() });
+      const created = await call(
+        'POST',
+        '/v1/schedules',
+        {
+          schedule_id: 'late-tenant',
+          timing: everyTwoSeconds,
+          target: { type: 'EVENT', event_type: 'x', sink_url: `${sink.url}late/tick` },
+        },
+        LATE,
+      );
+      expect(created.status).toBe(201);
+      const lateDeliveries = () => sink.requests.filter((r) => r.path.startsWith('/late/'));
+      await eventually(
+        'a delivered event',
+        async () => (lateDeliveries().length > 0 ? true : undefined),
+        60_000,
+      );
+
+      // An edit that lost the tenant's entry, fixed a few seconds later: the slots due meanwhile wait.
+      await reloaded('the reload without tenant late', others);
+      const gapStartedAt = Date.now();
+      await new Promise((r) => setTimeout(r, 5_000));
+      await reloaded('the reload with tenant late again', { ...others, late: lateTargets() });
+      const gapEndedAt = Date.now();
+      expect(
+        gapEndedAt - gapStartedAt,
+        'the gap must close within the grace for this test to mean it',
+      ).toBeLessThan(GRACE_S * 1000);
+      // Slots due in the gap are delivered once the entry is back: one delivery each, none refused.
+      const lateOccurrences = (what: string, enough: (o: Occurrence[]) => boolean) =>
+        eventually(
+          what,
+          async () => {
+            const res = await call('GET', '/v1/schedules/late-tenant/occurrences', undefined, LATE);
+            const list = res.body.items as Occurrence[];
+            return enough(list) ? list : undefined;
+          },
+          60_000,
+          500,
+        );
+      const firedInGap = (o: Occurrence) =>
+        Date.parse(o.fire_at) > gapStartedAt && Date.parse(o.fire_at) < gapEndedAt - 2_000;
+      // Each slot due in the gap waits for its hand-off's next attempt (1, 2, 4, 8 s apart), then settles.
+      const settled = await lateOccurrences('the slots due in the gap, settled', (o) => {
+        const inGap = o.filter(firedInGap);
+        return inGap.length > 0 && inGap.every((x) => x.status !== 'DISPATCHING');
+      });
+      const inGap = settled.filter(firedInGap);
+      expect(inGap.map((o) => o.status)).toEqual(inGap.map(() => 'HANDED_OFF'));
+      expect(settled.filter(refused)).toEqual([]);
+      const deliveredIds = lateDeliveries().map((r) => (JSON.parse(r.body) as { id: string }).id);
+      expect(new Set(deliveredIds).size).toBe(deliveredIds.length);
+      for (const o of inGap) expect(deliveredIds).toContain(o.occurrence_id);
+
+      // Left out for good: refused once the grace has passed, with the reason, and the schedule goes on.
+      await reloaded('the reload without tenant late, for good', others);
+      const removedAt = Date.now();
+      const list = await lateOccurrences('a refused slot', (o) => o.some(refused));
+      // Not before the grace (less the seconds between an attempt that began before the reload and it).
+      expect(Date.now() - removedAt).toBeGreaterThanOrEqual((GRACE_S - 5) * 1000);
+      expect(list.find(refused)!.reason).toMatch(/tenant late has no entry in the tenant policy/);
+      const described = await call('GET', '/v1/schedules/late-tenant', undefined, LATE);
+      expect(described.body.status).toBe('ACTIVE');
+      await call('POST', '/v1/schedules/late-tenant/cancel', undefined, LATE);
+    }, 180_000);
   });
 });
