@@ -8,9 +8,13 @@ import { SchedulerClient } from '../../src/api/client.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import type { DevServer } from '../../src/runtime/dev-server.js';
-import { registerSearchAttributes } from '../../src/runtime/namespace.js';
+import { registerSearchAttributes, SearchAttributesMissingError } from '../../src/runtime/namespace.js';
 import { schedulerReplayOptions } from '../../src/worker.js';
-import { NextRunAtKey, ScheduleStatusKey } from '../../src/workflows/search-attributes.js';
+import {
+  NextRunAtKey,
+  ScheduleStatusKey,
+  schedulerSearchAttributes,
+} from '../../src/workflows/search-attributes.js';
 import { startTestDevServer, tempDir } from '../helpers/servers.js';
 import { eventually } from './support.js';
 
@@ -117,5 +121,50 @@ describe('schedules in Temporal visibility and the Web UI (dev server)', () => {
       [globex, 'a1'],
     ] as const)
       await sdk.cancel(id);
+  });
+  it('SCHEDULER_SEARCH_ATTRIBUTES=check on a namespace without them exits with each one, its type and the commands; register creates them, and check then starts', async () => {
+    const namespace = 'sa-check';
+    await connection.workflowService.registerNamespace({
+      namespace,
+      // protobufjs takes a number where the generated type says Long.
+      workflowExecutionRetentionPeriod: { seconds: 86_400 } as never,
+    });
+    await eventually(
+      'the new namespace',
+      async () =>
+        await connection.workflowService.describeNamespace({ namespace }).then(
+          () => true,
+          () => undefined,
+        ),
+      30_000,
+    );
+    const refusal = await registerSearchAttributes(connection, namespace, 'check').then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(refusal).toBeInstanceOf(SearchAttributesMissingError);
+    const lines = refusal!.message.split('\n');
+    expect(lines[0]).toMatch(
+      /^10 search attribute\(s\) of the scheduler are missing in namespace sa-check \(SCHEDULER_SEARCH_ATTRIBUTES=check\): .*SchedulerNextRunAt \(Datetime\).*SchedulerZones \(KeywordList\)/,
+    );
+    for (const key of schedulerSearchAttributes)
+      expect(refusal!.message).toContain(`--name ${key.name} --type `);
+    expect(lines.at(-1)).toMatch(
+      /^ {2}tcld namespace search-attributes add --namespace sa-check --sa 'SchedulerTenantId=Keyword' /,
+    );
+
+    // What the listing says to run, run: register creates them all, and a check then passes.
+    await registerSearchAttributes(connection, namespace, 'register');
+    await eventually(
+      'the attributes, listed',
+      async () =>
+        registerSearchAttributes(connection, namespace, 'check').then(
+          () => true,
+          () => undefined,
+        ),
+      30_000,
+    );
+    // skip asks nothing, even of a namespace that does not exist.
+    await expect(registerSearchAttributes(connection, 'no-such-namespace', 'skip')).resolves.toBeUndefined();
   });
 });
