@@ -3,11 +3,14 @@
 //   --dev-server   the Temporal CLI
 //   --start        (with --dev-server) skip the CLI when TEMPORAL_ADDRESS names a server to use instead
 //   --test-server  the Java time-skipping test server
+//   --temporal-server  the Temporal server and temporal-sql-tool (test/helpers/secured-temporal.ts runs it
+//                  locked down: mTLS and JWT authorization)
 //   --python       the Python packages of the differential tests
 import {
   ensureNodeDependencies,
   ensurePythonTestDependencies,
   ensureTemporalCli,
+  ensureTemporalServer,
   ensureTestServer,
   ToolchainError,
 } from './toolchain.mjs';
@@ -21,6 +24,7 @@ try {
     await ensureTemporalCli({ log });
   }
   if (args.has('--test-server')) await ensureTestServer({ log });
+  if (args.has('--temporal-server')) await ensureTemporalServer({ log });
   if (args.has('--python')) ensurePythonTestDependencies({ log });
 } catch (err) {
   if (err instanceof ToolchainError) {

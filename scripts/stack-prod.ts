@@ -2,7 +2,17 @@
 // PostgreSQL (Debian's packages), the Temporal server v1.29.1 built from the Go module proxy with its
 // schema set up by temporal-sql-tool, two scheduler worker processes and one API process.
 //
-//   npm run stack:prod [-- --dir <state dir>] [-- --port-base <n>]
+//   npm run stack:prod [-- --dir <state dir>] [-- --port-base <n>] [-- --secured]
+//
+// --secured: the same topology with the server locked down as a production one is
+// (deploy/native/temporal-server-secured.yaml on PostgreSQL; scripts/secured-temporal.ts): the frontend
+// requires TLS with a client certificate of the stack's CA, and authorizes every call from a JWT (default
+// claim mapper and authorizer, keys from a JWKS this script serves on 127.0.0.1). The namespace and the
+// scheduler's search attributes are created with an admin token; the scheduler's processes get Temporal's
+// client TLS variables and a key file holding a `<namespace>:write` token, re-issued by this script every
+// 15 minutes (the processes re-read it), as an operator's secret rotation would. Certificates (valid 30 days)
+// and the signing key are made anew at every start, in <state dir>/secured/, with a temporal.env an operator
+// sources to point the temporal CLI at the stack. Its default state dir is another (stack-prod-secured).
 //
 // Installs or builds what is missing (PostgreSQL through apt-get when run as root; the server and
 // temporal-sql-tool with Go into the user cache, like the CLI in scripts/toolchain.mjs), prints where
@@ -13,13 +23,35 @@
 // The same functions start the stack for the tests in test/prod/ (npm run stack:prod:test).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Connection } from '@temporalio/client';
+import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { registerSearchAttributes } from '../src/runtime/namespace.js';
 import { assertPortFree } from '../src/runtime/ports.js';
+import {
+  makeSecurityMaterial,
+  SERVER_NAME,
+  type SecurityMaterial,
+  SYSTEM_SCOPE,
+  securedClientEnv,
+  securedConnectionOptions,
+  securedServerArgs,
+  securedServerEnv,
+  serveJwks,
+  TokenIssuer,
+  type TokenOptions,
+  writeKeyFile,
+} from './secured-temporal.js';
 import {
   cacheDir,
   ensureTemporalServer,
@@ -48,6 +80,9 @@ export interface Ports {
   frontend: number;
   frontendHttp: number;
   frontendMembership: number;
+  /** The internal frontend (secured mode only: the server's own worker service calls it, with internode mTLS). */
+  internalFrontend: number;
+  internalFrontendMembership: number;
   history: number;
   historyMembership: number;
   matching: number;
@@ -68,6 +103,8 @@ export function portsFrom(base: number): Ports {
     frontend: base + 233,
     frontendHttp: base + 243,
     frontendMembership: base + 933,
+    internalFrontend: base + 236,
+    internalFrontendMembership: base + 936,
     history: base + 234,
     historyMembership: base + 934,
     matching: base + 235,
@@ -432,18 +469,145 @@ export function temporalServerEnv(ports: Ports): Record<string, string> {
   };
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Secured mode (--secured): certificates, the JWKS, the tokens
+
+/** How long a token this stack issues lives, and how often it re-issues the key files. */
+const TOKEN_LIFETIME_S = 3600;
+const TOKEN_ROTATION_MS = 15 * 60_000;
+/** The stack's certificates, made anew at every start. */
+const CERTIFICATE_DAYS = 30;
+
+/** What a client of the secured stack needs, and the identities it hands out. */
+export interface SecuredAccess {
+  /** Where the certificates, the key files and temporal.env are (<state dir>/secured). */
+  dir: string;
+  material: SecurityMaterial;
+  files: {
+    /** The CA of the frontend's certificate and of the client certificates it accepts. */
+    ca: string;
+    clientCert: string;
+    clientKey: string;
+    /** The scheduler's processes' SCHEDULER_TEMPORAL_API_KEY_FILE: a `<namespace>:write` token. */
+    schedulerKeyFile: string;
+    /** A `temporal-system:admin` token, for an operator's `temporal operator …`. */
+    adminKeyFile: string;
+    /** `export` lines of Temporal's client variables for the temporal CLI (with the scheduler's token). */
+    envFile: string;
+  };
+  jwksUrl: string;
+  token(options: TokenOptions): string;
+  adminToken(): string;
+  /**
+   * Options for `Connection.connect` to the frontend at `address`: TLS with the stack's CA and (unless
+   * `clientCert: false`) the client certificate, `apiKey` as the token (none when null).
+   */
+  connectionOptions(
+    address: string,
+    apiKey: string | null,
+    tls?: { clientCert?: boolean },
+  ): ConnectionOptions;
+  /** Stops re-issuing the key files and serving the JWKS. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Makes the certificates in <stackDir>/secured (replacing those of a previous run), a signing key, serves its
+ * JWKS on 127.0.0.1 and writes the key files, re-issued every 15 minutes.
+ */
+export async function prepareSecuredAccess(opts: {
+  stackDir: string;
+  namespace: string;
+  address: string;
+  log: Log;
+}): Promise<SecuredAccess> {
+  const dir = join(opts.stackDir, 'secured');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const material = makeSecurityMaterial(dir, CERTIFICATE_DAYS);
+  const issuer = new TokenIssuer();
+  const jwks = await serveJwks(issuer);
+  const files = {
+    ca: material.ca.cert,
+    clientCert: material.client.cert,
+    clientKey: material.client.key,
+    schedulerKeyFile: join(dir, 'scheduler-api-key'),
+    adminKeyFile: join(dir, 'admin-api-key'),
+    envFile: join(dir, 'temporal.env'),
+  };
+  const token = (o: TokenOptions) => issuer.token(o);
+  const adminToken = () =>
+    token({ permissions: [`${SYSTEM_SCOPE}:admin`], subject: 'stack-admin', expiresInS: TOKEN_LIFETIME_S });
+  const issue = () => {
+    writeKeyFile(
+      files.schedulerKeyFile,
+      token({
+        permissions: [`${opts.namespace}:write`],
+        subject: 'durable-scheduler',
+        expiresInS: TOKEN_LIFETIME_S,
+      }),
+    );
+    writeKeyFile(files.adminKeyFile, adminToken());
+  };
+  issue();
+  opts.log(`Secured: certificates and key files in ${dir}; JWKS at ${jwks.url}`);
+  const rotation = setInterval(issue, TOKEN_ROTATION_MS);
+  rotation.unref();
+  const client = securedClientEnv(opts.address, opts.namespace, files);
+  writeFileSync(
+    files.envFile,
+    [
+      '# Temporal client settings for the secured stack (scripts/stack-prod.ts --secured): source this file, then',
+      "# e.g. `temporal workflow list`. The token is the scheduler's (namespace writer), read when sourced:",
+      `# source again after a rotation (every ${TOKEN_ROTATION_MS / 60_000} min; each lives ${TOKEN_LIFETIME_S / 60} min). Operator commands`,
+      `# need the admin token: --api-key "$(cat ${files.adminKeyFile})".`,
+      ...Object.entries(client).map(([k, v]) => `export ${k}=${v}`),
+      `export TEMPORAL_API_KEY="$(cat ${files.schedulerKeyFile})"`,
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
+  return {
+    dir,
+    material,
+    files,
+    jwksUrl: jwks.url,
+    token,
+    adminToken,
+    connectionOptions: (address, apiKey, tls = {}) =>
+      securedConnectionOptions(
+        address,
+        {
+          ca: files.ca,
+          clientCert: tls.clientCert === false ? null : files.clientCert,
+          clientKey: tls.clientCert === false ? null : files.clientKey,
+        },
+        apiKey,
+      ),
+    async stop() {
+      clearInterval(rotation);
+      await jwks.close();
+    },
+  };
+}
+
 export interface TemporalServer {
   service: Service;
   address: string;
+  /** null: plaintext and open (--allow-no-auth); otherwise mTLS + JWT (--secured). */
+  security: SecuredAccess | null;
+  /** Options for `Connection.connect` with every permission: plaintext, or the admin token and certificate. */
+  adminConnectionOptions(): ConnectionOptions;
   /** Starts it again (after a stop or a crash) and waits until it serves the namespace. */
   restart(): Promise<void>;
 }
 
-async function serving(address: string, timeoutMs: number): Promise<void> {
+async function serving(connect: () => ConnectionOptions, timeoutMs: number): Promise<void> {
+  const { address } = connect();
   await until(
     `the Temporal server at ${address}`,
     async () => {
-      const c = await Connection.connect({ address, connectTimeout: 2000 });
+      const c = await Connection.connect({ ...connect(), connectTimeout: 2000 });
       try {
         await c.workflowService.getSystemInfo({});
         return true;
@@ -455,9 +619,12 @@ async function serving(address: string, timeoutMs: number): Promise<void> {
   );
 }
 
-/** Registers the namespace (as auto-setup does) and the scheduler's search attributes, and waits until both work. */
-async function prepareNamespace(address: string, log: Log): Promise<void> {
-  const connection = await Connection.connect({ address });
+/**
+ * Registers the namespace (as auto-setup does) and the scheduler's search attributes, and waits until both
+ * work. On a secured server with the admin token: the scheduler's own identity may not create them.
+ */
+async function prepareNamespace(connect: () => ConnectionOptions, log: Log): Promise<void> {
+  const connection = await Connection.connect(connect());
   try {
     try {
       await connection.workflowService.registerNamespace({
@@ -492,24 +659,50 @@ export async function startTemporalServer(opts: {
   ports: Ports;
   stackDir: string;
   log: Log;
+  /** Secured mode: deploy/native/temporal-server-secured.yaml with these certificates and this JWKS. */
+  security?: SecuredAccess | null;
 }): Promise<TemporalServer> {
-  for (const port of [opts.ports.frontend, opts.ports.history, opts.ports.matching, opts.ports.worker])
+  const security = opts.security ?? null;
+  const { ports } = opts;
+  for (const port of [
+    ports.frontend,
+    ports.history,
+    ports.matching,
+    ports.worker,
+    ...(security ? [ports.internalFrontend] : []),
+  ])
     await assertPortFree(port, '127.0.0.1', 'the Temporal server ports (--port-base)');
   // The server ignores unknown or mistyped dynamic config keys (it only logs them): refuse them here.
   const checked = run(opts.server, ['validate-dynamic-config', DYNAMIC_CONFIG_FILE]);
   if (!checked.ok || /^\s+(error|warning):/m.test(checked.output))
     throw new Error(`${DYNAMIC_CONFIG_FILE} is not valid:\n${checked.output}`);
-  const address = `127.0.0.1:${opts.ports.frontend}`;
-  const service = new Service(
-    'temporal-server',
-    opts.server,
-    ['--root', '/', '--config', NATIVE_DIR, '--env', TEMPORAL_CONFIG_ENV, '--allow-no-auth', 'start'],
-    { ...process.env, ...temporalServerEnv(opts.ports) },
-    join(opts.stackDir, 'logs', 'temporal-server.log'),
-  );
+  const address = `127.0.0.1:${ports.frontend}`;
+  const service = security
+    ? new Service(
+        'temporal-server',
+        opts.server,
+        securedServerArgs(NATIVE_DIR),
+        {
+          ...process.env,
+          ...temporalServerEnv(ports),
+          INTERNAL_FRONTEND_GRPC_PORT: String(ports.internalFrontend),
+          INTERNAL_FRONTEND_MEMBERSHIP_PORT: String(ports.internalFrontendMembership),
+          ...securedServerEnv(security.material, security.jwksUrl),
+        },
+        join(opts.stackDir, 'logs', 'temporal-server.log'),
+      )
+    : new Service(
+        'temporal-server',
+        opts.server,
+        ['--root', '/', '--config', NATIVE_DIR, '--env', TEMPORAL_CONFIG_ENV, '--allow-no-auth', 'start'],
+        { ...process.env, ...temporalServerEnv(ports) },
+        join(opts.stackDir, 'logs', 'temporal-server.log'),
+      );
+  const adminConnectionOptions = (): ConnectionOptions =>
+    security ? security.connectionOptions(address, security.adminToken()) : { address };
   const up = async () => {
     await Promise.race([
-      serving(address, 120_000),
+      serving(adminConnectionOptions, 120_000),
       service.exit.then(() => {
         throw new Error(
           `the Temporal server exited; see ${service.logFile}:\n${service.output().slice(-3000)}`,
@@ -518,14 +711,16 @@ export async function startTemporalServer(opts: {
     ]);
   };
   await up();
-  await prepareNamespace(address, opts.log);
+  await prepareNamespace(adminConnectionOptions, opts.log);
   return {
     service,
     address,
+    security,
+    adminConnectionOptions,
     async restart() {
       service.start();
       await up();
-      await prepareNamespace(address, opts.log);
+      await prepareNamespace(adminConnectionOptions, opts.log);
     },
   };
 }
@@ -591,6 +786,8 @@ export interface Stack {
   workers: SchedulerProcess[];
   api: SchedulerProcess;
   apiUrl: string;
+  /** Secured mode: the certificates, key files and tokens (also `temporal.security`); null otherwise. */
+  security: SecuredAccess | null;
   /** `key=tenant_id:owner_ref` entries the API accepts (SCHEDULER_API_KEYS). */
   apiKeys: string;
   /** Stops everything, the product first, PostgreSQL last. */
@@ -605,6 +802,12 @@ export interface StackOptions {
   apiKeys?: string;
   /** Extra environment for every scheduler process (e.g. SCHEDULER_TENANTS_FILE instead of the open one). */
   schedulerEnv?: Record<string, string>;
+  /**
+   * The server locked down (deploy/native/temporal-server-secured.yaml on PostgreSQL): mTLS with a client
+   * certificate, JWT authorization; the scheduler's processes connect with Temporal's TLS variables and a
+   * `<namespace>:write` token in SCHEDULER_TEMPORAL_API_KEY_FILE. See the top of this file.
+   */
+  secured?: boolean;
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
@@ -615,14 +818,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const { server, sqlTool } = await ensureTemporalServer({ log });
 
   const started: Service[] = [];
+  let security: SecuredAccess | null = null;
   const stopAll = async () => {
     for (const s of [...started].reverse()) await s.stop(s.name === 'postgresql' ? 'SIGINT' : 'SIGTERM');
+    await security?.stop();
   };
   try {
     const postgres = await startPostgres({ bin: pgBin, stackDir: dir, port: opts.ports.postgres, log });
     started.push(postgres.service);
     setupSchema({ sqlTool, port: opts.ports.postgres, log });
-    const temporal = await startTemporalServer({ server, ports: opts.ports, stackDir: dir, log });
+    const address = `127.0.0.1:${opts.ports.frontend}`;
+    if (opts.secured)
+      security = await prepareSecuredAccess({ stackDir: dir, namespace: NAMESPACE, address, log });
+    const temporal = await startTemporalServer({ server, ports: opts.ports, stackDir: dir, log, security });
     started.push(temporal.service);
 
     const apiKeys = opts.apiKeys ?? `${randomBytes(18).toString('base64url')}=stack:ops`;
@@ -643,7 +851,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       tenantsFile,
       JSON.stringify({ tenants: Object.fromEntries(tenants.filter(Boolean).map((t) => [t, open])) }),
     );
-    const schedulerEnv = { SCHEDULER_TENANTS_FILE: tenantsFile, ...opts.schedulerEnv };
+    const schedulerEnv = {
+      SCHEDULER_TENANTS_FILE: tenantsFile,
+      // Secured: Temporal's client variables and a namespace writer's token, which may not create the search
+      // attributes (the admin created them above): the start only checks them, as production does.
+      ...(security
+        ? {
+            ...securedClientEnv(temporal.address, NAMESPACE, security.files),
+            SCHEDULER_TEMPORAL_API_KEY_FILE: security.files.schedulerKeyFile,
+            SCHEDULER_SEARCH_ATTRIBUTES: 'check',
+          }
+        : {}),
+      ...opts.schedulerEnv,
+    };
     const workers = Array.from({ length: WORKERS }, (_, i) =>
       startScheduler({
         name: `scheduler-worker-${i + 1}`,
@@ -672,6 +892,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       api,
       apiUrl: `http://127.0.0.1:${opts.ports.api}/v1`,
       apiKeys,
+      security,
       stop: stopAll,
     };
   } catch (err) {
@@ -689,7 +910,14 @@ function argValue(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const dir = resolve(argValue('--dir') ?? process.env.STACK_DIR ?? join(cacheDir(), 'stack-prod'));
+  // `npm run stack:prod -- --secured`; `npm run stack:prod --secured` (no `--`) reaches the script as npm's
+  // config, in the environment.
+  const secured = process.argv.includes('--secured') || process.env.npm_config_secured === 'true';
+  const dir = resolve(
+    argValue('--dir') ??
+      process.env.STACK_DIR ??
+      join(cacheDir(), secured ? 'stack-prod-secured' : 'stack-prod'),
+  );
   const base = Number(argValue('--port-base') ?? 17000);
   if (!Number.isInteger(base) || base < 1024 || base > 31_000) {
     console.error(
@@ -705,6 +933,7 @@ async function main(): Promise<void> {
       dir,
       ports,
       log,
+      secured,
       ...(process.env.SCHEDULER_API_KEYS ? { apiKeys: process.env.SCHEDULER_API_KEYS } : {}),
     });
   } catch (err) {
@@ -731,6 +960,22 @@ async function main(): Promise<void> {
   log(
     `Temporal:     ${stack.temporal.address} (server ${TEMPORAL_SERVER_VERSION}, namespace ${NAMESPACE}, config ${NATIVE_DIR})`,
   );
+  const security = stack.security;
+  if (security) {
+    const { files } = security;
+    log(
+      `  secured:    TLS with a client certificate required (server name ${SERVER_NAME}), JWT authorization (keys from ${security.jwksUrl})`,
+    );
+    log(`  CA:         ${files.ca}`);
+    log(
+      `  client:     ${files.clientCert} (key ${files.clientKey}; valid ${CERTIFICATE_DAYS} days, made anew at each start)`,
+    );
+    log(
+      `  token file: ${files.schedulerKeyFile} (${NAMESPACE}:write, the scheduler's SCHEDULER_TEMPORAL_API_KEY_FILE; re-issued every ${TOKEN_ROTATION_MS / 60_000} min, each valid ${TOKEN_LIFETIME_S / 60} min)`,
+    );
+    log(`  admin:      ${files.adminKeyFile} (${SYSTEM_SCOPE}:admin, for \`temporal operator …\`)`);
+    log(`  e.g. . ${files.envFile} && temporal workflow list`);
+  }
   for (const [i, w] of stack.workers.entries())
     log(`Worker ${i + 1}:     pid ${w.pid}, metrics http://127.0.0.1:${ports.workerMetrics[i]}/metrics`);
   log(`HTTP API:     ${stack.apiUrl} (pid ${stack.api.pid}; docs: /docs)`);

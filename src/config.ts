@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '../scripts/toolchain.mjs';
 import { classifyAddress } from './model/network-address.js';
+import { parseTrustProxy } from './model/trust-proxy.js';
 import { DEFAULT_ARM_LEAD_MS } from './model/views.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -35,6 +36,23 @@ export const EnvironmentSchema = z.object({
   /** Requests with an invalid key a minute from one client address before it is answered 429; 0: no limit. */
   SCHEDULER_API_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).default(20),
   /**
+   * The reverse proxies in front of the API whose X-Forwarded-For is believed (Fastify's `trustProxy`): a
+   * comma-separated list of their addresses and CIDR ranges (`10.0.0.0/8`, or `loopback`, `linklocal`,
+   * `uniquelocal`). The per-address limits (public routes, failed authentications) then count the client
+   * they forwarded for; unset or `off`, the TCP peer. `true` and hop counts are refused (src/model/trust-proxy.ts).
+   */
+  SCHEDULER_TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseTrustProxy(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /**
    * Signs the API's list cursors. Every API replica of a deployment needs the same one (a cursor one signed
    * is refused by another); unset, each process makes its own at start, so a cursor holds only on the
    * process that issued it, until it restarts.
@@ -50,6 +68,12 @@ export const EnvironmentSchema = z.object({
   SCHEDULER_CALENDAR_BUDGET_MS: z.coerce.number().int().min(10).default(1000),
   /** Calendar searches of one tenant waiting for a thread before 429. */
   SCHEDULER_CALENDAR_TENANT_QUEUE: z.coerce.number().int().min(0).default(8),
+  /**
+   * Wall time one slot activity's calendar search may take on a worker's main thread, which every tenant's
+   * hand-offs share: a schedule's batch that runs out ends shorter (the next one continues it), a
+   * backfill's is refused with the reason (src/activities/slots.ts).
+   */
+  SCHEDULER_WORKER_CALENDAR_BUDGET_MS: z.coerce.number().int().min(10).default(1000),
   /** Where a worker process serves its Prometheus metrics (SCHEDULER_ROLE=worker: set it to scrape). */
   SCHEDULER_METRICS_PORT: port.optional(),
   SCHEDULER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),

@@ -148,6 +148,7 @@ async function main(): Promise<void> {
         client,
         tenantPolicy: tenantPolicy.current,
         missingTenantGraceMs: env.SCHEDULER_MISSING_TENANT_GRACE_S * 1000,
+        slotBudgetMs: env.SCHEDULER_WORKER_CALENDAR_BUDGET_MS,
       });
       const workerDone = worker.run();
       stops.push(async () => {
@@ -193,6 +194,7 @@ async function main(): Promise<void> {
         overdueAfterSeconds: env.SCHEDULER_OVERDUE_AFTER_S,
         workerMetricsUrl: workerMetricsAddress ? `http://${workerMetricsAddress}/metrics` : null,
         metricsToken: env.SCHEDULER_METRICS_TOKEN,
+        trustProxy: env.SCHEDULER_TRUST_PROXY,
         nodeEnv: env.NODE_ENV,
         log,
       });

@@ -87,6 +87,12 @@ export interface SchedulerWorkerDependencies {
    * (SCHEDULER_MISSING_TENANT_GRACE_S; default and bound in src/activities/handoff.ts).
    */
   missingTenantGraceMs?: number;
+  /**
+   * Wall time one slot activity's calendar search may take on this worker's main thread, which every
+   * tenant's hand-offs share (SCHEDULER_WORKER_CALENDAR_BUDGET_MS; default and what happens past it in
+   * src/activities/slots.ts).
+   */
+  slotBudgetMs?: number;
 }
 
 /**
@@ -100,6 +106,7 @@ export function schedulerWorkerOptions(deps: SchedulerWorkerDependencies): Sched
       client: deps.client,
       tenantPolicy: deps.tenantPolicy,
       ...(deps.missingTenantGraceMs !== undefined ? { missingTenantGraceMs: deps.missingTenantGraceMs } : {}),
+      ...(deps.slotBudgetMs !== undefined ? { slots: { budgetMs: deps.slotBudgetMs } } : {}),
     }),
     ...schedulerWorkerTuning,
   };

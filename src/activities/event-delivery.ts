@@ -4,8 +4,18 @@
 // no second lookup for DNS rebinding to answer differently. Redirects are never followed (undici's request
 // does not, and no redirect interceptor is installed): a 3xx comes back as the status, for the caller to
 // treat as a failure, since following it would POST to a URL nobody checked.
-import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupFunction } from 'node:net';
+//
+// Names are resolved by c-ares (`dns.Resolver`), never by `dns.lookup` (security review 2, N7): getaddrinfo
+// runs on libuv's thread pool, an abort does not free its thread, and libuv lets lookups hold half of the
+// pool (2 of 4 threads), so a few sinks on a domain whose DNS never answers held those two until the system
+// resolver gave up, and every other lookup of the process (every tenant's named sinks) queued behind them.
+// c-ares waits on a socket instead, and gives up after DNS_TIMEOUT_MS and DNS_TRIES. A tenant also has at
+// most MAX_DELIVERIES_PER_TENANT deliveries (so resolutions) in flight on this worker, at most
+// MAX_DELIVERIES_PER_TENANT_HOST of them to one host; the rest wait, within their attempt's deadline,
+// behind that tenant's own: the DNS servers the worker shares see at most that many questions of one tenant.
+import { Resolver } from 'node:dns/promises';
+import { readFile } from 'node:fs/promises';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
 import {
   type AddressClass,
@@ -43,10 +53,15 @@ export interface ResolvedAddress {
   family: number;
 }
 
-/** Every address a host name resolves to (`dns.lookup` with `all: true` unless a test injects one). */
+/** Every address a host name resolves to (dnsResolveHost unless a test injects one). */
 export type ResolveHost = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
+/** The c-ares queries dnsResolveHost asks (a `dns.promises.Resolver`; tests point one at a local server). */
+export type DnsResolver = Pick<Resolver, 'resolve4' | 'resolve6'>;
+
 export interface EventDeliveryRequest {
+  /** Whose event this is: its deliveries in flight are bounded per tenant. */
+  tenant: string;
   /** An absolute http(s) URL without user info. */
   url: string;
   body: string | Uint8Array;
@@ -74,10 +89,143 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** The sink's response body is read (so its connection can be reused) up to this much, then dropped. */
 const MAX_DISCARDED_BODY_BYTES = 64 * 1024;
 
+/**
+ * How long c-ares waits for a DNS server's answer on a first try, and how many tries it makes: a name whose
+ * DNS never answers fails after about 5 s (c-ares lengthens a retry), as `unreachable`, well inside an
+ * attempt's 15 s and undici's 10 s connect deadline. It must: an abort does not end a connect that waits
+ * for its lookup (undici waits for the connect), so the DNS timeout is what ends such an attempt.
+ */
+export const DNS_TIMEOUT_MS = 2_000;
+export const DNS_TRIES = 2;
+/**
+ * One tenant's deliveries in flight on this worker, and to one host (the URL's host name or address). The
+ * others wait in order, within their attempt's deadline; past it the attempt fails as a timeout (retried).
+ * 32 is a third of the worker's default 100 activity slots; 8 to one host drain a burst of 100 events
+ * within a 15 s attempt while the sink answers within a second.
+ */
+export const MAX_DELIVERIES_PER_TENANT = 32;
+export const MAX_DELIVERIES_PER_TENANT_HOST = 8;
+/** The hosts file is read again after this long (a read is a job on the thread pool: not one per connection). */
+const HOSTS_FILE_TTL_MS = 5_000;
+
 const REFUSED = 'sink address not allowed (private, loopback or other non-public network)';
 const UNREACHABLE = 'sink unreachable';
 
-const resolveWithDns: ResolveHost = (hostname) => dnsLookup(hostname, { all: true });
+/** RFC 6761 §6.3: `localhost` and names under it are loopback, answered without asking anyone. */
+const LOOPBACK: readonly ResolvedAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+/** A hosts file's entries: each name (lower case) to its addresses in the file's order. */
+function parseHostsFile(text: string): Map<string, ResolvedAddress[]> {
+  const entries = new Map<string, ResolvedAddress[]>();
+  for (const line of text.split('\n')) {
+    const [address, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
+    const family = address ? isIP(address) : 0;
+    if (!address || family === 0) continue;
+    for (const name of names) {
+      const key = name.toLowerCase();
+      const known = entries.get(key) ?? [];
+      if (!known.some((a) => a.address === address)) known.push({ address, family });
+      entries.set(key, known);
+    }
+  }
+  return entries;
+}
+
+/** The hosts file's entries, read at most once per HOSTS_FILE_TTL_MS; unreadable: none. */
+function hostsFileEntries(path: string): () => Promise<Map<string, ResolvedAddress[]>> {
+  let cached: { readAt: number; entries: Promise<Map<string, ResolvedAddress[]>> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!cached || now - cached.readAt > HOSTS_FILE_TTL_MS) {
+      cached = {
+        readAt: now,
+        entries: readFile(path, 'utf8').then(parseHostsFile, () => new Map()),
+      };
+    }
+    return cached.entries;
+  };
+}
+
+/**
+ * How a sink's name is resolved unless a test injects `resolve`, in the order getaddrinfo would: `localhost`
+ * (and `*.localhost`) is loopback (RFC 6761; no DNS server may say otherwise); a name in the hosts file (the
+ * operator's, e.g. Kubernetes hostAliases) has the file's addresses; any other name is asked of DNS by
+ * c-ares, A and AAAA, as written: the resolv.conf search domains do not apply (Node's resolver queries
+ * exactly the name), so a sink names its host fully qualified. Every address is classified by the caller.
+ */
+export function dnsResolveHost(options: { resolver?: DnsResolver; hostsFile?: string } = {}): ResolveHost {
+  const resolver = options.resolver ?? new Resolver({ timeout: DNS_TIMEOUT_MS, tries: DNS_TRIES });
+  const hosts = hostsFileEntries(options.hostsFile ?? '/etc/hosts');
+  return async (hostname) => {
+    const name = hostname.toLowerCase().replace(/\.$/, '');
+    if (name === 'localhost' || name.endsWith('.localhost')) return LOOPBACK;
+    const listed = (await hosts()).get(name);
+    if (listed) return listed;
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(name), resolver.resolve6(name)]);
+    const answers = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    // One family may have no records (ENODATA); with no address at all, the first failure says why.
+    if (answers.length === 0 && v4.status === 'rejected') throw v4.reason;
+    if (answers.length === 0 && v6.status === 'rejected') throw v6.reason;
+    return answers;
+  };
+}
+
+/**
+ * At most `limit` holders per key; the others wait in order, each until its signal aborts (then it leaves
+ * the line, rejected with the signal's reason).
+ */
+class KeyedLimit {
+  private readonly lanes = new Map<string, { held: number; waiting: Array<() => void> }>();
+
+  constructor(readonly limit: number) {}
+
+  /** How many wait for `key`. */
+  waiting(key: string): number {
+    return this.lanes.get(key)?.waiting.length ?? 0;
+  }
+
+  /** Resolves with the release (call it once done) when `key` has room; rejects if `signal` aborts first. */
+  acquire(key: string, signal: AbortSignal): Promise<() => void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { held: 0, waiting: [] };
+      this.lanes.set(key, lane);
+    }
+    const held = lane;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const next = held.waiting.shift();
+      if (next)
+        next(); // the place passes on: `held` stays
+      else if (--held.held === 0) this.lanes.delete(key);
+    };
+    if (held.held < this.limit) {
+      held.held++;
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve, reject) => {
+      const granted = () => {
+        signal.removeEventListener('abort', aborted);
+        resolve(release);
+      };
+      const aborted = () => {
+        held.waiting.splice(held.waiting.indexOf(granted), 1);
+        reject(signal.reason);
+      };
+      held.waiting.push(granted);
+      signal.addEventListener('abort', aborted, { once: true });
+    });
+  }
+}
 
 function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
@@ -157,17 +305,32 @@ export type DeliveryDeadline = (timeoutMs: number) => AbortSignal;
  * connection resolves and checks again.
  */
 export function createEventDelivery(
-  options: { resolve?: ResolveHost; deadline?: DeliveryDeadline } = {},
+  options: {
+    /** Replaces the whole resolution (tests: what a hostile DNS would answer). */
+    resolve?: ResolveHost;
+    /** The c-ares resolver of the default resolution (tests: one pointed at a local server). */
+    resolver?: DnsResolver;
+    /** The hosts file of the default resolution; default /etc/hosts. */
+    hostsFile?: string;
+    deadline?: DeliveryDeadline;
+  } = {},
 ): EventDelivery {
-  const resolve = options.resolve ?? resolveWithDns;
+  const resolve =
+    options.resolve ??
+    dnsResolveHost({
+      ...(options.resolver ? { resolver: options.resolver } : {}),
+      ...(options.hostsFile ? { hostsFile: options.hostsFile } : {}),
+    });
   const deadline = options.deadline ?? ((timeoutMs: number) => AbortSignal.timeout(timeoutMs));
   const agent = (allowPrivate: boolean) =>
     new Agent({ connect: { lookup: checkingLookup(resolve, allowPrivate), timeout: CONNECT_TIMEOUT_MS } });
   const publicOnly = agent(false);
   const privateAllowed = agent(true);
+  const perTenant = new KeyedLimit(MAX_DELIVERIES_PER_TENANT);
+  const perHost = new KeyedLimit(MAX_DELIVERIES_PER_TENANT_HOST);
 
   return {
-    async deliver({ url, body, headers, allowPrivate, timeoutMs }) {
+    async deliver({ tenant, url, body, headers, allowPrivate, timeoutMs }) {
       const shown = redactUrl(url);
       const failure = (kind: EventDeliveryErrorKind, message: string, detail: string) =>
         new EventDeliveryError(kind, message, `POST ${shown}: ${detail}`);
@@ -186,7 +349,15 @@ export function createEventDelivery(
         throw failure('address-refused', REFUSED, `${host.address} is ${host.range}`);
 
       const signal = deadline(timeoutMs);
+      // A tenant's own line: by host first, so that the ones waiting for a slow host hold no tenant place.
+      const hostKey = JSON.stringify([tenant, target.hostname]);
+      const releases: Array<() => void> = [];
+      let waitingFor: 'host' | 'tenant' | null = 'host';
       try {
+        releases.push(await perHost.acquire(hostKey, signal));
+        waitingFor = 'tenant';
+        releases.push(await perTenant.acquire(tenant, signal));
+        waitingFor = null;
         const response = await request(target, {
           method: 'POST',
           headers,
@@ -199,6 +370,18 @@ export function createEventDelivery(
         return { status: response.statusCode };
       } catch (err) {
         if (err instanceof EventDeliveryError) throw failure(err.kind, err.message, err.detail);
+        if (signal.aborted && waitingFor === 'host')
+          throw failure(
+            'timeout',
+            `not sent within ${timeoutMs / 1000} s: ${MAX_DELIVERIES_PER_TENANT_HOST} of this tenant's events to this host were in flight`,
+            `waited for one of tenant ${tenant}'s ${MAX_DELIVERIES_PER_TENANT_HOST} places for host ${target.hostname} (${perHost.waiting(hostKey)} more waiting)`,
+          );
+        if (signal.aborted && waitingFor === 'tenant')
+          throw failure(
+            'timeout',
+            `not sent within ${timeoutMs / 1000} s: ${MAX_DELIVERIES_PER_TENANT} of this tenant's events were in flight`,
+            `waited for one of tenant ${tenant}'s ${MAX_DELIVERIES_PER_TENANT} places (${perTenant.waiting(tenant)} more waiting)`,
+          );
         if (signal.aborted)
           throw failure('timeout', `sink did not answer within ${timeoutMs / 1000} s`, describe(err));
         if ((err as NodeJS.ErrnoException).code === 'UND_ERR_CONNECT_TIMEOUT')
@@ -208,6 +391,8 @@ export function createEventDelivery(
             describe(err),
           );
         throw failure('unreachable', UNREACHABLE, describe(err));
+      } finally {
+        for (const release of releases.reverse()) release();
       }
     },
 

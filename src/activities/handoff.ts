@@ -96,7 +96,7 @@ export interface HandoffDependencies {
    * reaches nothing. Development and tests pass `() => TenantPolicy.openToAll()` explicitly.
    */
   tenantPolicy: () => TenantPolicy;
-  /** How EVENTs are POSTed (tests inject a resolver); default: SSRF-safe delivery with the system's DNS. */
+  /** How EVENTs are POSTed (tests inject a resolver); default: SSRF-safe delivery, names resolved by c-ares. */
   eventDelivery?: EventDelivery;
   /**
    * How long a hand-off whose tenant has no entry in the policy is retried before it is recorded refused,
@@ -229,6 +229,7 @@ async function publishEvent(
   let status: number;
   try {
     ({ status } = await delivery.deliver({
+      tenant: occ.tenant_id,
       url: target.sink_url,
       headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': occ.idempotency_key },
       body: JSON.stringify(cloudEventOf(target, occ)),
@@ -297,7 +298,8 @@ export function createHandoffActivities(deps: HandoffDependencies) {
    */
   function authorize(request: TargetAuthorizationRequest): TargetVerdict {
     const { info } = Context.current();
-    const verdict = deps.tenantPolicy().check(request.tenant_id, request.target, {
+    const policy = deps.tenantPolicy();
+    const verdict = policy.check(request.tenant_id, request.target, {
       schedulerTaskQueue: info.taskQueue,
       defaultJobTaskQueue: request.defaultJobTaskQueue,
     });
@@ -306,6 +308,7 @@ export function createHandoffActivities(deps: HandoffDependencies) {
     if (verdict.tenantUnlisted && waitedMs < missingTenantGraceMs) {
       log.warn('tenant not in the policy in force: retrying the hand-off', {
         tenant: request.tenant_id,
+        policy: policy.source,
         attempt: info.attempt,
         retriedForMs: waitedMs,
         graceMs: missingTenantGraceMs,

@@ -1,11 +1,11 @@
 import { createDisarmActivities } from './disarm.js';
 import { createHandoffActivities, type HandoffDependencies } from './handoff.js';
-import { computeSlotBatch } from './slots.js';
+import { createSlotActivities, type SlotActivityOptions } from './slots.js';
 
-/** Every activity the scheduler worker registers. */
-export function createActivities(deps: HandoffDependencies) {
+/** Every activity the scheduler worker registers. `slots`: the slot batches' time budget (./slots.ts). */
+export function createActivities(deps: HandoffDependencies & { slots?: SlotActivityOptions }) {
   return {
-    computeSlotBatch,
+    ...createSlotActivities(deps.slots),
     ...createHandoffActivities(deps),
     ...createDisarmActivities({ client: deps.client }),
   };

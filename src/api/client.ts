@@ -346,7 +346,10 @@ export function definitionHash(spec: ScheduleSpec): string {
   return createHash('sha256').update(stable(spec)).digest('hex');
 }
 
-/** The next `count` runs of a definition after `after`; invalid rules and zones become VALIDATION errors. */
+/**
+ * The next `count` runs of a definition entering (a preview, a validation) after `after`; invalid rules and
+ * zones, and a repeated list value, become VALIDATION errors.
+ */
 export function previewRuns(
   scheduleId: string,
   spec: SlotSpec,
@@ -355,7 +358,9 @@ export function previewRuns(
   count = 10,
 ): NextRun[] {
   try {
-    return computeSlotsHere({ scheduleId, spec, createdAt, after, count }).slots.map(toNextRun);
+    return computeSlotsHere({ scheduleId, spec, createdAt, after, count, refuseRepeats: true }).slots.map(
+      toNextRun,
+    );
   } catch (err) {
     throw validationError(err) ?? err;
   }
@@ -371,7 +376,9 @@ export async function previewRunsOn(
   after: string,
   count = 10,
 ): Promise<NextRun[]> {
-  const [batch] = await batchesOn(runner, tenant, [{ scheduleId, spec, createdAt, after, count }]);
+  const [batch] = await batchesOn(runner, tenant, [
+    { scheduleId, spec, createdAt, after, count, refuseRepeats: true },
+  ]);
   return batch!.slots.map(toNextRun);
 }
 
@@ -524,9 +531,20 @@ export class SchedulerClient {
     return await batchesOn(this.options.calendar ?? IN_PROCESS_SLOTS, this.tenant, requests);
   }
 
-  /** validateSpec on the configured runner. */
-  private async validated(scheduleId: string, spec: ScheduleSpec, createdAt: string, now: string) {
-    const [batch] = await this.batches([{ scheduleId, spec, createdAt, after: now, count: VALIDATION_RUNS }]);
+  /**
+   * validateSpec on the configured runner; `refuseRepeats` for a timing that enters with this request (an
+   * edit that leaves a stored timing alone is not refused for what that timing always said).
+   */
+  private async validated(
+    scheduleId: string,
+    spec: ScheduleSpec,
+    createdAt: string,
+    now: string,
+    refuseRepeats: boolean,
+  ) {
+    const [batch] = await this.batches([
+      { scheduleId, spec, createdAt, after: now, count: VALIDATION_RUNS, refuseRepeats },
+    ]);
     return expectRuns(spec, now, batch!.slots.map(toNextRun));
   }
 
@@ -698,7 +716,7 @@ export class SchedulerClient {
     // Validation and the workflow's first batch in one trip to the calendar (one task of the API's pool,
     // under one budget); each is what it was computed alone, the first batch what the slot activity computes.
     const [validation, firstBatch] = await this.batches([
-      { scheduleId, spec, createdAt, after: createdAt, count: VALIDATION_RUNS },
+      { scheduleId, spec, createdAt, after: createdAt, count: VALIDATION_RUNS, refuseRepeats: true },
       { scheduleId, spec, createdAt, after: createdAt, count: FIRST_SLOT_BATCH },
     ]);
     const runs = expectRuns(spec, createdAt, validation!.slots.map(toNextRun));
@@ -939,7 +957,8 @@ export class SchedulerClient {
     if (stable(current.target.payload ?? null) !== stable(parsed.spec.target.payload ?? null))
       checkPayloadSize(parsed.spec.target);
     const now = await this.now();
-    const runs = await this.validated(scheduleId, parsed.spec, current.created_at, now);
+    const newTiming = stable(current.timing) !== stable(parsed.spec.timing);
+    const runs = await this.validated(scheduleId, parsed.spec, current.created_at, now, newTiming);
     const calendarOf = (spec: SlotSpec) => stable({ timing: spec.timing, ...calendarOptionsOf(spec) });
     if (calendarOf(specOf(current)) !== calendarOf(parsed.spec))
       checkMinInterval(parsed.spec.timing, runs, this.quotas());
@@ -1029,7 +1048,8 @@ export class SchedulerClient {
   /**
    * The slots a backfill covers, counted as the workflow's slot activity will (same function, same
    * definition and creation instant), refusing more than quotas.max_backfill_slots. Null when no quota
-   * applies, or when the range passes the workflow's own limit (it answers that one itself, 422).
+   * applies, or when the range passes the workflow's own limit (it answers that one itself, 422). A range
+   * that cannot be counted is refused (VALIDATION naming `to`), never sent on unchecked.
    */
   private async backfillSlotCount(scheduleId: string, request: BackfillRequest): Promise<number | null> {
     const quotas = this.quotas();
@@ -1051,9 +1071,16 @@ export class SchedulerClient {
       ]);
       count = batch!.slots.length;
     } catch (err) {
-      // A range the calendar cannot compute (or not within the API's budget): the workflow refuses it with
-      // the reason. A busy calendar pool's refusal is the answer.
-      if (err instanceof CalendarError) return null;
+      // A range the calendar cannot count (not within the API's budget, or past its candidate limit) is
+      // refused here: sent on uncounted, it would pass both quotas (security review N4). A busy calendar
+      // pool's refusal is the answer.
+      if (err instanceof CalendarError && err.code === 'SEARCH_LIMIT')
+        throw new SchedulerError(
+          'VALIDATION',
+          `the slots from ${request.from} to this instant could not be counted, so this tenant's backfill quotas cannot be checked (${err.reason}): backfill a shorter range`,
+          'to',
+        );
+      if (err instanceof CalendarError) throw validationError(err)!;
       throw err;
     }
     if (count <= cap) return count;
@@ -1077,9 +1104,14 @@ export class SchedulerClient {
 
   /**
    * `recomputeSchedule` on every running schedule of the tenant (those whose instants depend on `zone`,
-   * when given), a few at a time. A schedule that could not be asked is listed in `failed`: run it again.
+   * when given), a few at a time. A schedule that could not be asked is listed in `failed`: recompute it
+   * alone (the HTTP API runs a tenant-wide recompute once per tenant every 10 minutes).
+   * `onAsk` is called once per schedule asked (each an update: the HTTP API charges by them).
    */
-  async recompute(request: RecomputeRequestInput = {}): Promise<RecomputeSummary> {
+  async recompute(
+    request: RecomputeRequestInput = {},
+    options: { onAsk?: () => void } = {},
+  ): Promise<RecomputeSummary> {
     const parsed = parseRecompute(request);
     const clauses = [this.listQuery({}), `ExecutionStatus = 'Running'`];
     if (parsed.zone) clauses.push(`${ZonesKey.name} = ${quoteQueryValue(parsed.zone)}`);
@@ -1092,6 +1124,7 @@ export class SchedulerClient {
         await Promise.all(
           listed.ids.slice(i, i + RECOMPUTE_CONCURRENCY).map(async (id) => {
             try {
+              options.onAsk?.();
               const result = await this.runUpdate(id, recomputeUpdate, parsed);
               if (!result.recomputed) return;
               summary.recomputed += 1;

@@ -11,7 +11,7 @@ import {
   type InterpretResult,
   interpret,
 } from '../model/interpret.js';
-import { computeSlots, type SlotBatch, type SlotBatchRequest } from '../model/slots.js';
+import { computeSlots, type SlotBatch, type SlotBatchRequest, wallTimeBudget } from '../model/slots.js';
 import { type ValidationIssue, validationIssue } from '../model/validation.js';
 
 export interface SlotRunner {
@@ -83,9 +83,8 @@ export function budgetReason(budgetMs: number): string {
 }
 
 /** A budget that runs out `budgetMs` after it is made, on `now` (ms, monotonic). */
-export function timeBudget(budgetMs: number, now: () => number = () => performance.now()): SearchBudget {
-  const deadline = now() + budgetMs;
-  return { exceeded: () => now() > deadline, reason: budgetReason(budgetMs) };
+export function timeBudget(budgetMs: number, now?: () => number): SearchBudget {
+  return wallTimeBudget(budgetMs, budgetReason(budgetMs), now ? { now } : {});
 }
 
 /**

@@ -11,7 +11,7 @@
  * Day-of-month and day-of-week: when both are restricted (neither starts with `*` or is `?`),
  * a day matches if EITHER matches (Vixie cron); otherwise both must match.
  */
-import { fail } from './errors.js';
+import { fail, type ListParse, repeatReason } from './errors.js';
 import { clip, DAY, daysInMonth, HOUR, MINUTE, partsOf, SECOND, startOfDay, wallFrom } from './floating.js';
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
@@ -66,6 +66,15 @@ function num(
   return v;
 }
 
+/** An item of a list as a value: `5` and `05`, a name and its number (`MON`, `1`) are the same item. */
+function canonicalItem(item: string, names: string[] | undefined): string {
+  return item.toUpperCase().replace(/[A-Z]{3}|\d+/g, (t) => {
+    if (/^\d+$/.test(t)) return String(Number(t));
+    const i = names?.indexOf(t) ?? -1;
+    return i < 0 ? t : String(i + (names === MONTHS ? 1 : 0));
+  });
+}
+
 function parseList(
   field: string,
   what: string,
@@ -73,11 +82,20 @@ function parseList(
   min: number,
   max: number,
   names: string[] | undefined,
+  lists: ListParse,
   special?: (item: string) => boolean,
 ): boolean[] {
   const set: boolean[] = new Array(max + 1).fill(false);
   if (text === '') fail(field, `${what} is empty`, 'INVALID_CRON');
+  const seen = new Set<string>();
   for (const item of text.split(',')) {
+    // an item given again adds nothing (ranges that overlap are a union, as in Vixie cron)
+    const key = canonicalItem(item, names);
+    if (seen.has(key)) {
+      if (lists.refuseRepeats) fail(field, repeatReason(what, clip(item, 20)), 'INVALID_CRON');
+      continue;
+    }
+    seen.add(key);
     if (special?.(item)) continue;
     const [range, stepText, extra] = item.split('/');
     if (extra !== undefined) fail(field, `${what}: "${clip(item, 20)}" has two steps`, 'INVALID_CRON');
@@ -116,7 +134,8 @@ function parseList(
 
 const toList = (set: boolean[]): number[] => set.flatMap((b, i) => (b ? [i] : []));
 
-export function parseCron(field: string, expression: string): CronSpec {
+/** Parses a cron expression; an item a field's list repeats as `lists` says. */
+export function parseCron(field: string, expression: string, lists: ListParse = {}): CronSpec {
   let text = expression.trim();
   if (text.startsWith('@')) {
     const m = MACROS[text.toLowerCase()];
@@ -133,13 +152,13 @@ export function parseCron(field: string, expression: string): CronSpec {
     );
   }
   const [sec, min, hour, dom, mon, dow] = parts.length === 6 ? parts : ['0', ...parts];
-  const seconds = toList(parseList(field, 'seconds', sec!, 0, 59, undefined));
-  const minutes = toList(parseList(field, 'minute', min!, 0, 59, undefined));
-  const hours = toList(parseList(field, 'hour', hour!, 0, 23, undefined));
-  const months = parseList(field, 'month', mon!, 1, 12, MONTHS);
+  const seconds = toList(parseList(field, 'seconds', sec!, 0, 59, undefined, lists));
+  const minutes = toList(parseList(field, 'minute', min!, 0, 59, undefined, lists));
+  const hours = toList(parseList(field, 'hour', hour!, 0, 23, undefined, lists));
+  const months = parseList(field, 'month', mon!, 1, 12, MONTHS, lists);
 
   const domSpec: DomSpec = { days: [], last: [], nearestWeekday: [], lastWeekday: false };
-  domSpec.days = parseList(field, 'day-of-month', dom!, 1, 31, undefined, (item) => {
+  domSpec.days = parseList(field, 'day-of-month', dom!, 1, 31, undefined, lists, (item) => {
     const u = item.toUpperCase();
     if (u === 'L') return domSpec.last.push(0) > 0;
     if (u === 'LW') {
@@ -162,7 +181,7 @@ export function parseCron(field: string, expression: string): CronSpec {
   });
   const dowSpec: DowSpec = { days: [], lastOf: [], nth: [] };
   const dowNum = (t: string) => num(field, 'day-of-week', t, DOWS, 0, 7) % 7;
-  dowSpec.days = parseList(field, 'day-of-week', dow!, 0, 7, DOWS, (item) => {
+  dowSpec.days = parseList(field, 'day-of-week', dow!, 0, 7, DOWS, lists, (item) => {
     const u = item.toUpperCase();
     const lm = /^([A-Z]{3}|\d)L$/.exec(u);
     if (lm) return dowSpec.lastOf.push(dowNum(lm[1]!)) > 0;

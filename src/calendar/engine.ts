@@ -46,6 +46,12 @@ export interface CalendarInput {
   defaultDtstart?: string;
   /** A caller's bound on the compile-time probe's search besides its candidate budget (see SearchBudget). */
   budget?: SearchBudget;
+  /**
+   * A definition entering (created, its timing edited, previewed, read from words): a value a BY-list or a
+   * cron field repeats is refused, naming the part (ListParse). Absent for a stored definition, which is
+   * computed as it always was.
+   */
+  refuseRepeats?: boolean;
 }
 
 /**
@@ -58,6 +64,13 @@ export interface SearchBudget {
   exceeded(): boolean;
   /** why the search was stopped, for the error: e.g. "took longer than 1000 ms …" */
   reason: string;
+  /**
+   * When the budget runs out after the search found a slot: end the batch there (fewer than `count` slots,
+   * not exhausted, the cursor after the last one), as the candidate budget does, instead of failing. A
+   * caller asking again from there continues the same sequence. A search that found nothing yet fails with
+   * SEARCH_LIMIT either way. Never set it for a search bounded by `until` whose every slot is wanted.
+   */
+  partial?: boolean;
 }
 
 /**
@@ -160,6 +173,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
       : createdAt;
   const timing = parseTiming(input.timing);
   const options = parseCalendarOptions(input.options);
+  const lists = { refuseRepeats: input.refuseRepeats === true };
 
   // zones
   const timingZoneName =
@@ -242,11 +256,11 @@ export function compileCalendar(input: CalendarInput): Calendar {
       break;
     }
     case 'RECURRENCE':
-      source = compileRecurrence('timing.rule', timing.rule, zone, startsAt ?? defaultDtstart, dst);
+      source = compileRecurrence('timing.rule', timing.rule, zone, startsAt ?? defaultDtstart, dst, lists);
       break;
     case 'CRON': {
       const begin = (startsAt ?? createdAt) + zone.offsetAt(startsAt ?? createdAt);
-      source = cronSource('timing.expression', timing.expression, begin);
+      source = cronSource('timing.expression', timing.expression, begin, lists);
       break;
     }
     case 'DEADLINE':
@@ -502,6 +516,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
       if (budget !== undefined && --stride <= 0) {
         stride = SEARCH_BUDGET_STRIDE;
         if (budget.exceeded()) {
+          if (budget.partial && slots.length > 0) break;
           // The definition itself is what costs: its window/exclusions when it has them, else its timing.
           budgetStop = new CalendarError(
             window?.outside === 'SKIP' || exclusions.size > 0 ? 'options' : 'timing',

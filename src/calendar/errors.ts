@@ -41,3 +41,18 @@ export class CalendarError extends Error {
 export function fail(field: string, reason: string, code: CalendarErrorCode): never {
   throw new CalendarError(field, reason, code);
 }
+
+/**
+ * How a parser treats a value that a list names twice (`BYHOUR=2,2`, a cron `5,5`). A definition entering
+ * (created, its timing edited, previewed, read from words) is refused, naming the part: a repeat adds no
+ * occurrence, only work for whatever reads the list as written (the explainer once multiplied the lists as
+ * written). A stored definition is read as it always was, the repeat ignored: a schedule created before the
+ * check keeps running, and reads of it cost what its distinct values cost.
+ */
+export interface ListParse {
+  refuseRepeats?: boolean;
+}
+
+/** Why a list naming `value` twice is refused (`BYHOUR repeats 2: …`). */
+export const repeatReason = (part: string, value: string): string =>
+  `${part} repeats ${value}: name each value once`;

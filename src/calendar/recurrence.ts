@@ -1,6 +1,6 @@
 /** RECURRENCE timing: RRULE body or RFC 5545 block → a nominal source in the calendar zone. */
 import { DEFAULT_DST, type DstPolicy, resolveWall } from './dst.js';
-import { CalendarError, fail } from './errors.js';
+import { CalendarError, fail, type ListParse } from './errors.js';
 import { DAY, dayNumber, formatWall, SECOND, startOfDay } from './floating.js';
 import { recurrenceSet, type SetRule } from './recurrence-set.js';
 import { makeExpander, normalizeRule, staticNeverFires, type WallIterator } from './rrule-expand.js';
@@ -41,10 +41,16 @@ export function compileRecurrence(
   zone: Zone,
   defaultDtstart: number,
   dst: DstPolicy,
+  lists: ListParse = {},
 ): NominalSource {
   const block: IcsBlock = isBlock(text)
-    ? parseBlock(field, text)
-    : { rrules: [{ label: '', rule: parseRecur(field, text) }], exrules: [], rdates: [], exdates: [] };
+    ? parseBlock(field, text, lists)
+    : {
+        rrules: [{ label: '', rule: parseRecur(field, text, lists) }],
+        exrules: [],
+        rdates: [],
+        exdates: [],
+      };
   /** the zone a TZID names: the calendar's own when absent or the same */
   const zoneOf = (tzid: string | undefined): Zone =>
     tzid === undefined || tzid === zone.name ? zone : zoneFor(checkZone(field, tzid));

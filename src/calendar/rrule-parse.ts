@@ -4,7 +4,7 @@
  * precise CalendarError and nothing unknown is silently ignored.
  */
 import { parseDuration } from './duration.js';
-import { CalendarError, fail } from './errors.js';
+import { CalendarError, fail, type ListParse, repeatReason } from './errors.js';
 import { checkRanges, clip, type ParsedDateTime, parseDateTime } from './floating.js';
 
 export type Freq = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY' | 'HOURLY' | 'MINUTELY' | 'SECONDLY';
@@ -73,8 +73,10 @@ function intList(
   min: number,
   max: number,
   signed: boolean,
+  { refuseRepeats = false }: ListParse,
 ): number[] {
   const out: number[] = [];
+  const seen = new Set<number>();
   for (const part of value.split(',')) {
     const re = signed ? /^[+-]?\d{1,3}$/ : /^\+?\d{1,3}$/;
     if (!re.test(part))
@@ -88,7 +90,12 @@ function intList(
         'INVALID_RRULE',
       );
     }
-    if (!out.includes(n)) out.push(n);
+    if (seen.has(n)) {
+      if (refuseRepeats) fail(field, repeatReason(key, clip(part)), 'INVALID_RRULE');
+      continue;
+    }
+    seen.add(n);
+    out.push(n);
   }
   return out;
 }
@@ -99,8 +106,8 @@ function weekdayIndex(field: string, key: string, code: string): number {
   return i + 1;
 }
 
-/** Parses a RECUR value such as `FREQ=DAILY;BYHOUR=9`. `tzOf` resolves UNTIL. */
-export function parseRecur(field: string, text: string): RecurRule {
+/** Parses a RECUR value such as `FREQ=DAILY;BYHOUR=9`; a value a BY-list repeats as `lists` says. */
+export function parseRecur(field: string, text: string, lists: ListParse = {}): RecurRule {
   const body = text.trim().replace(/^RRULE:/i, '');
   if (body === '') fail(field, 'empty RRULE', 'INVALID_RRULE');
   const seen = new Map<string, string>();
@@ -149,28 +156,28 @@ export function parseRecur(field: string, text: string): RecurRule {
       case 'BYSECOND':
         if (value.split(',').includes('60'))
           fail(field, 'BYSECOND=60 (leap second) is not supported', 'UNSUPPORTED_RRULE');
-        rule.bysecond = intList(field, key, value, 0, 59, false);
+        rule.bysecond = intList(field, key, value, 0, 59, false, lists);
         break;
       case 'BYMINUTE':
-        rule.byminute = intList(field, key, value, 0, 59, false);
+        rule.byminute = intList(field, key, value, 0, 59, false, lists);
         break;
       case 'BYHOUR':
-        rule.byhour = intList(field, key, value, 0, 23, false);
+        rule.byhour = intList(field, key, value, 0, 23, false, lists);
         break;
       case 'BYMONTHDAY':
-        rule.bymonthday = intList(field, key, value, 1, 31, true);
+        rule.bymonthday = intList(field, key, value, 1, 31, true, lists);
         break;
       case 'BYYEARDAY':
-        rule.byyearday = intList(field, key, value, 1, 366, true);
+        rule.byyearday = intList(field, key, value, 1, 366, true, lists);
         break;
       case 'BYWEEKNO':
-        rule.byweekno = intList(field, key, value, 1, 53, true);
+        rule.byweekno = intList(field, key, value, 1, 53, true, lists);
         break;
       case 'BYMONTH':
-        rule.bymonth = intList(field, key, value, 1, 12, false);
+        rule.bymonth = intList(field, key, value, 1, 12, false, lists);
         break;
       case 'BYSETPOS':
-        rule.bysetpos = intList(field, key, value, 1, 366, true);
+        rule.bysetpos = intList(field, key, value, 1, 366, true, lists);
         break;
       case 'WKST':
         rule.wkst = weekdayIndex(field, key, value);
@@ -185,7 +192,11 @@ export function parseRecur(field: string, text: string): RecurRule {
           if (m[1] !== undefined && (n === 0 || Math.abs(n) > 53)) {
             fail(field, `BYDAY: ordinal in "${part}" must be ±1..±53`, 'INVALID_RRULE');
           }
-          if (!days.some((d) => d.weekday === weekday && d.n === n)) days.push({ weekday, n });
+          if (days.some((d) => d.weekday === weekday && d.n === n)) {
+            if (lists.refuseRepeats) fail(field, repeatReason(key, clip(part.trim())), 'INVALID_RRULE');
+            continue;
+          }
+          days.push({ weekday, n });
         }
         rule.byday = days;
         break;
@@ -333,9 +344,9 @@ export function labelled(label: string, reason: string): string {
 }
 
 /** Parses a rule line, naming the line in its errors. */
-function parseRuleLine(field: string, label: string, value: string): RecurRule {
+function parseRuleLine(field: string, label: string, value: string, lists: ListParse): RecurRule {
   try {
-    return parseRecur(field, value);
+    return parseRecur(field, value, lists);
   } catch (e) {
     if (e instanceof CalendarError && label !== '')
       throw new CalendarError(e.field, labelled(label, e.reason), e.code);
@@ -385,7 +396,8 @@ function parsePeriod(field: string, name: string, text: string, tzid: string | u
   return start;
 }
 
-export function parseBlock(field: string, text: string): IcsBlock {
+/** Parses an RFC 5545 block; a value a rule line's BY-list repeats as `lists` says. */
+export function parseBlock(field: string, text: string, lists: ListParse = {}): IcsBlock {
   const block: IcsBlock = { rrules: [], exrules: [], rdates: [], exdates: [] };
   const lines = splitLines(text);
   const count = (name: string) => lines.filter((l) => new RegExp(`^${name}[;:]`, 'i').test(l)).length;
@@ -444,7 +456,7 @@ export function parseBlock(field: string, text: string): IcsBlock {
           totals[name] === 1 ? (alone ? '' : name) : `${name} ${list.length + 1} of ${totals[name]}`;
         if (tzid !== undefined || valueType !== undefined)
           fail(field, `${label || name} takes no parameters`, 'INVALID_RRULE');
-        list.push({ label, rule: parseRuleLine(field, label, value) });
+        list.push({ label, rule: parseRuleLine(field, label, value, lists) });
         break;
       }
       case 'RDATE':

@@ -2,7 +2,7 @@
 import { DateTime } from 'luxon';
 import { CronMatcher, parseCron } from './cron.js';
 import { parseDuration } from './duration.js';
-import { fail } from './errors.js';
+import { fail, type ListParse } from './errors.js';
 import { DAY, FIRST_INSTANT, HOUR, LAST_INSTANT, parseDateTime, SECOND } from './floating.js';
 import type { Nominal, NominalSource } from './source.js';
 import { luxonZoneOf, type Zone } from './zone.js';
@@ -85,8 +85,9 @@ export function cronSource(
   field: string,
   expression: string,
   begin: number,
+  lists: ListParse = {},
 ): NominalSource & { matcher: CronMatcher } {
-  const spec = parseCron(field, expression);
+  const spec = parseCron(field, expression, lists);
   const matcher = new CronMatcher(spec);
   if (matcher.next(begin) === undefined) {
     fail(field, 'the expression never fires (no match in a full 400-year calendar cycle)', 'NEVER_FIRES');

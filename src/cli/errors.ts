@@ -5,6 +5,7 @@
  *   403: a target the tenant policy does not allow)
  */
 import { ApiError, MissingKeyError, UnavailableError } from './connection.js';
+import { terminalSafe } from './format.js';
 import { describeError } from './preview.js';
 
 export const EXIT = { OK: 0, OTHER: 1, BAD_INPUT: 2, NOT_FOUND: 3, CONFLICT: 4, UNAVAILABLE: 5 } as const;
@@ -27,15 +28,15 @@ export function exitCodeForStatus(status: number): number {
   return EXIT.OTHER;
 }
 
-/** One line, no newlines inside (a detail could carry one). */
-const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ').trim();
+/** One line, no newlines inside (a detail could carry one), inert on a terminal (it may quote a colleague). */
+const oneLine = (s: string) => terminalSafe(s.replace(/\s*\n\s*/g, ' ').trim());
 
 /** `error: <detail> (<code>, field <field>)`, plus a hint for 401 and 429. */
 export function apiErrorLine(err: ApiError): string {
   const p = err.problem;
   let line: string;
   if (p) {
-    const tags = [p.code, p.field ? `field ${p.field}` : undefined].filter(Boolean).join(', ');
+    const tags = oneLine([p.code, p.field ? `field ${p.field}` : undefined].filter(Boolean).join(', '));
     line = `error: ${oneLine(p.detail)}${tags ? ` (${tags})` : ''}`;
   } else {
     const text = oneLine(err.text).slice(0, 200);

@@ -1,7 +1,8 @@
 /**
  * Human output of the schedule commands: tables and key/value blocks. Times are shown in the schedule's
  * zone with their UTC offset, so "09:00 +02:00" reads as the wall clock the schedule was written in.
- * Pure functions of the API's responses (`--json` bypasses all of this and prints the API's JSON).
+ * Pure functions of the API's responses (`--json` bypasses all of this and prints the API's JSON). What
+ * other owners of the tenant wrote is shown with its control characters escaped (terminalSafe).
  */
 import { DateTime } from 'luxon';
 import type { Timing } from '../calendar/timing.js';
@@ -16,8 +17,45 @@ import type {
   Target,
 } from '../model/contracts.js';
 
-/** Columns padded to their widest cell; the last column is not padded. */
-export function table(head: string[], rows: string[][]): string {
+/**
+ * What a terminal acts on instead of showing: the C0 controls (ESC begins every ANSI, OSC and DCS sequence;
+ * CR, BS and BEL rewrite the line or ring), DEL, the C1 controls (U+009B alone is a CSI, U+009D an OSC, on
+ * terminals that honour them), and the Unicode controls that reorder or break what is shown (bidi marks,
+ * embeddings, overrides and isolates; line and paragraph separators).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const TERMINAL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const SHOWN_AS: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+const escaped = (c: string) => {
+  const code = c.charCodeAt(0);
+  return (
+    SHOWN_AS[c] ??
+    (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`)
+  );
+};
+
+/**
+ * One value someone else wrote (another owner of the tenant: a pause note, a reason, an event type, a
+ * label, a URL), inert on a terminal: every control character is shown as its escape (`\x1b`, `\r`,
+ * `\x9b`, `\n`), so that an escape sequence prints as text and no line can be forged or rewritten.
+ * Escaped rather than stripped: the reader sees that something was there (stripping would hide the
+ * attempt, and could join what is left into another meaning), and no sequence grammar has to be parsed
+ * (without its ESC or C1 introducer, no sequence starts). Human output only: `--json` prints the API's
+ * JSON as it came.
+ */
+export function terminalSafe(value: string): string {
+  return value.replace(TERMINAL_CONTROLS, escaped);
+}
+
+/** Human output of several lines, inert on a terminal as terminalSafe makes a value, its line breaks kept. */
+export function terminalSafeLines(text: string): string {
+  return text.split('\n').map(terminalSafe).join('\n');
+}
+
+/** Columns padded to their widest cell; the last column is not padded. Cells are shown terminal-safe. */
+export function table(head: string[], plainRows: string[][]): string {
+  const rows = plainRows.map((row) => row.map(terminalSafe));
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const line = (cells: string[]) =>
     cells
@@ -112,7 +150,7 @@ export function formatScheduleList(items: Schedule[]): string {
 function keyValues(pairs: Array<[string, string | undefined | null]>): string {
   const shown = pairs.filter((p): p is [string, string] => p[1] !== undefined && p[1] !== null);
   const width = Math.max(...shown.map(([k]) => k.length)) + 1;
-  return shown.map(([k, v]) => `${`${k}:`.padEnd(width)} ${v}`).join('\n');
+  return shown.map(([k, v]) => `${`${k}:`.padEnd(width)} ${terminalSafe(v)}`).join('\n');
 }
 
 /** The key fields of a schedule (get, and the top of describe). */
@@ -243,7 +281,10 @@ export function formatRecomputeSummary(r: RecomputeSummary): string {
   return [
     `recomputed ${r.recomputed} of ${r.matched} schedules: ${r.moved_slots} slots moved`,
     ...r.moved.map((m) => `  moved: ${m.schedule_id} (${m.moved} slots, ${m.tz_version ?? '-'})`),
-    ...r.failed.map((f) => `  failed: ${f.schedule_id}: ${f.error} (run it again)`),
+    ...r.failed.map(
+      (f) =>
+        `  failed: ${f.schedule_id}: ${f.error} (recompute it alone: scheduler recompute ${f.schedule_id})`,
+    ),
   ].join('\n');
 }
 

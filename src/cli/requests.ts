@@ -138,6 +138,7 @@ function checkCalendar(spec: Record<string, unknown>, fromFlags: boolean, now: D
       createdAt: now.toISOString(),
       after: now.toISOString(),
       count: 1,
+      refuseRepeats: true,
     });
   } catch (err) {
     // Anything but a calendar error is for the server to judge.

@@ -41,6 +41,7 @@ import {
   formatScheduleList,
   occurrenceLine,
   scheduleLine,
+  terminalSafeLines,
 } from './format.js';
 import { buildInterpretRequest, formatProblem, formatReading, problemError, readWords } from './interpret.js';
 import { UsageError } from './preview.js';
@@ -246,7 +247,8 @@ interface Cli {
 }
 
 function cliOf(io: CliIo): Cli {
-  const print = (text: string) => io.stdout(`${text}\n`);
+  // Human output, whatever it quotes, reaches the terminal inert; --json goes out as the API sent it.
+  const print = (text: string) => io.stdout(`${terminalSafeLines(text)}\n`);
   return {
     io,
     client: (flags) => {
@@ -255,7 +257,8 @@ function cliOf(io: CliIo): Cli {
       return new ApiClient(connection, io.fetch);
     },
     print,
-    answer: (flags, body, human) => print(flags.json ? JSON.stringify(body, null, 2) : human(body)),
+    answer: (flags, body, human) =>
+      flags.json ? io.stdout(`${JSON.stringify(body, null, 2)}\n`) : print(human(body)),
   };
 }
 
@@ -303,7 +306,8 @@ function createCommand(program: Command, cli: Cli): void {
  * created without one of them), then created with `authored_from`.
  */
 async function createFromWords(flags: CreateFlags & CommonFlags, cli: Cli): Promise<void> {
-  const say = (text: string) => (flags.json ? cli.io.stderr(`${text}\n`) : cli.print(text));
+  const say = (text: string) =>
+    flags.json ? cli.io.stderr(`${terminalSafeLines(text)}\n`) : cli.print(text);
   const now = cli.io.now();
   const text = flags.when!;
   const answer = readWords(

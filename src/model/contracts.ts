@@ -351,7 +351,9 @@ export const RecomputeSummary = z.object({
     .describe('the schedules whose slots moved'),
   failed: z
     .array(z.object({ schedule_id: z.string(), error: z.string() }))
-    .describe('schedules that could not be asked (retry the recompute: it is idempotent)'),
+    .describe(
+      'schedules that could not be asked: recompute each alone (POST /v1/schedules/{id}/recompute; idempotent), as a tenant-wide recompute runs once per tenant every 10 minutes',
+    ),
 });
 export type RecomputeSummary = z.infer<typeof RecomputeSummary>;
 

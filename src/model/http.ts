@@ -138,9 +138,12 @@ export const UnavailableCause = z
     // every read of the schedule was refused by the stale-clock guard (src/workflows/stale-clock-guard.ts):
     // its newest history events still waited for a workflow task its worker had not run
     'STALE_CLOCK',
+    // Temporal refused this deployment's own credentials (PermissionDenied / Unauthenticated: an expired or
+    // revoked API key, a certificate the server no longer accepts): the operator's fault, not the caller's
+    'CREDENTIALS_REFUSED',
   ])
   .describe(
-    'on UNAVAILABLE from Temporal or the scheduler worker: NO_ANSWER (no answer in time, unreachable, or the call was shed) or STALE_CLOCK (every read of the schedule was refused: its worker has not yet run the workflow task its newest events wait for); both retryable',
+    "on UNAVAILABLE from Temporal or the scheduler worker: NO_ANSWER (no answer in time, unreachable, or the call was shed), STALE_CLOCK (every read of the schedule was refused: its worker has not yet run the workflow task its newest events wait for) or CREDENTIALS_REFUSED (Temporal refused the scheduler's own credentials: an expired or revoked key; the operator must act); all retryable, nothing was changed",
   );
 export type UnavailableCause = z.infer<typeof UnavailableCause>;
 

@@ -29,6 +29,12 @@ export interface SlotBatchRequest {
   count: number;
   cursor?: CalendarCursor;
   lastCompletedAt?: string;
+  /**
+   * The definition is entering (create, an edit of its timing, a preview): a value a BY-list or a cron
+   * field repeats is refused (CalendarError naming `timing.rule` / `timing.expression`). Never set for a
+   * stored definition (the slot activity, a backfill), which keeps computing as it always did.
+   */
+  refuseRepeats?: boolean;
 }
 
 export interface SlotBatch {
@@ -62,6 +68,7 @@ function calendarOf(
   options: unknown,
   createdAt: string,
   budget?: SearchBudget,
+  refuseRepeats = false,
 ) {
   return compileCalendar({
     scheduleId,
@@ -71,13 +78,15 @@ function calendarOf(
     // A bare RRULE without starts_at starts at the minute of creation (seconds would leak into slots).
     defaultDtstart: new Date(Math.floor(Date.parse(createdAt) / 60_000) * 60_000).toISOString(),
     ...(budget ? { budget } : {}),
+    ...(refuseRepeats ? { refuseRepeats } : {}),
   });
 }
 
 /**
  * The next `count` slots of an unvalidated timing and calendar options after `from`, for a definition
- * created then (the CLI's preview): the calendar validates both (CalendarError naming the field), and the
- * slots are the ones the SDK's preview and the running schedule compute.
+ * created then (the CLI's preview, a reading of words): the calendar validates both (CalendarError naming
+ * the field; a definition entering, so a repeated list value too), and the slots are the ones the SDK's
+ * preview and the running schedule compute.
  */
 export function previewSlots(input: {
   scheduleId: string;
@@ -86,8 +95,33 @@ export function previewSlots(input: {
   from: string;
   count: number;
 }): { slots: Slot[]; timezone: string } {
-  const calendar = calendarOf(input.scheduleId, input.timing, input.options, input.from);
+  const calendar = calendarOf(input.scheduleId, input.timing, input.options, input.from, undefined, true);
   return { slots: calendar.nextSlots(input.from, input.count).slots, timezone: calendar.timezone };
+}
+
+/**
+ * A SearchBudget that runs out `budgetMs` of wall time after it is made, read on `now` (ms, monotonic;
+ * default performance.now): the API's per-request budget (src/api/slot-runner.ts) and the slot activity's
+ * (src/activities/slots.ts). `partial`: see SearchBudget. `spent()` tells a search it ended from one that
+ * ran out of candidates or failed on its own.
+ */
+export function wallTimeBudget(
+  budgetMs: number,
+  reason: string,
+  options: { now?: () => number; partial?: boolean } = {},
+): SearchBudget & { spent(): boolean } {
+  const now = options.now ?? (() => performance.now());
+  const deadline = now() + budgetMs;
+  let spent = false;
+  return {
+    exceeded: () => {
+      spent ||= now() > deadline;
+      return spent;
+    },
+    reason,
+    ...(options.partial ? { partial: true } : {}),
+    spent: () => spent,
+  };
 }
 
 /**
@@ -103,6 +137,7 @@ export function computeSlots(request: SlotBatchRequest, budget?: SearchBudget): 
     calendarOptionsOf(request.spec),
     request.createdAt,
     budget,
+    request.refuseRepeats,
   );
   const ctx = {
     ...(request.lastCompletedAt ? { lastCompletedAt: request.lastCompletedAt } : {}),

@@ -217,6 +217,7 @@ export class TenantPolicy {
     private readonly tenants: ReadonlyMap<string, TenantTargets>,
     /** Every tenant reaches everything (development and the testing kit only). */
     private readonly openToAll: boolean,
+    /** Where the policy came from (the file's path): for the operator's log only, never in a verdict. */
     readonly source: string,
   ) {}
 
@@ -313,7 +314,9 @@ export class TenantPolicy {
     if (this.openToAll) return { allowed: true, sinkMayBePrivate: true };
 
     const policy = this.tenants.get(tenant);
-    const entry = (list: keyof TenantTargets) => `tenants.${tenant}.${list} in ${this.source}`;
+    // A reason reaches the tenant (a 403's detail, an occurrence's reason): "the tenant policy", never
+    // `source`, which names a file on the server (security review 2, N9). The operator's log has `source`.
+    const entry = (list: keyof TenantTargets) => `tenants.${tenant}.${list} in the tenant policy`;
     if (!policy) {
       const field: TargetField =
         target.type === 'JOB'
@@ -324,7 +327,7 @@ export class TenantPolicy {
       return {
         allowed: false,
         field,
-        reason: `tenant ${tenant} has no entry in the tenant policy (${this.source}), so its schedules reach no target: the operator adds "tenants.${tenant}"`,
+        reason: `tenant ${tenant} has no entry in the tenant policy, so its schedules reach no target: the operator adds "tenants.${tenant}"`,
         tenantUnlisted: true,
       };
     }

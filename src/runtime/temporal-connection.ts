@@ -5,6 +5,7 @@
 // here as it is. Added, because envconfig has no way to say it: an API key read from a file
 // (SCHEDULER_TEMPORAL_API_KEY_FILE, a mounted secret that is rotated in place), and refusals at start for
 // settings envconfig would pass on silently and that would fail every call later.
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { type ClientConfigProfile, loadClientConfigProfile } from '@temporalio/envconfig';
 import { classifyAddress } from '../model/network-address.js';
@@ -65,6 +66,39 @@ function readSource(source: ConfigData | undefined, name: string): Buffer | unde
       `cannot read ${source.path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
     );
   }
+}
+
+/** The PEM certificates of a file (a chain or a CA bundle holds several); refused when there is none. */
+function parseCertificates(pem: Buffer, name: string): X509Certificate[] {
+  const blocks =
+    pem.toString('utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new ConnectionSettingsError(name, 'holds no PEM certificate');
+  return blocks.map((block) => {
+    try {
+      return new X509Certificate(block);
+    } catch (err) {
+      throw new ConnectionSettingsError(
+        name,
+        `holds a certificate that cannot be read (${(err as Error).message})`,
+      );
+    }
+  });
+}
+
+/** The client certificate (its first, for a chain) must be the one of the key beside it. */
+function checkClientPair(crt: Buffer, certName: string, key: Buffer, keyName: string): void {
+  const [leaf] = parseCertificates(crt, certName);
+  let privateKey: ReturnType<typeof createPrivateKey>;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (err) {
+    throw new ConnectionSettingsError(
+      keyName,
+      `holds no private key that can be read (${(err as Error).message})`,
+    );
+  }
+  if (!leaf!.checkPrivateKey(privateKey))
+    throw new ConnectionSettingsError(keyName, `is not the key of the client certificate (${certName})`);
 }
 
 /** Reads an API key file: one key, surrounding whitespace (a trailing newline) ignored. */
@@ -207,6 +241,14 @@ export function loadConnectionSettings(env: Env = process.env): TemporalConnecti
       tlsConfig?.serverCACert,
       tlsSource(env, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'tls.server_ca_cert_path', name),
     );
+    // Parsed here, so that a file a rotation left half-written or wrong is refused naming its variable, not
+    // reported later by the TLS library as an unreachable server.
+    if (crt && key) checkClientPair(crt, certName, key, keyName);
+    if (ca)
+      parseCertificates(
+        ca,
+        tlsSource(env, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'tls.server_ca_cert_path', name),
+      );
     tls = {
       ...(tlsConfig?.serverName ? { serverNameOverride: tlsConfig.serverName } : {}),
       ...(ca ? { serverRootCACertificate: ca } : {}),
@@ -272,7 +314,7 @@ export function watchApiKeyFile(
   const file = settings.apiKey?.file;
   if (!file) return () => {};
   let current = settings.apiKey!.value;
-  watchFile(file, { interval: intervalMs }, () => {
+  const reload = () => {
     let next: string;
     try {
       next = readApiKeyFile(file);
@@ -286,6 +328,9 @@ export function watchApiKeyFile(
       () => log(`Temporal API key reloaded from ${file}`),
       (err: Error) => log(`Temporal API key from ${file} not applied to every connection: ${err.message}`),
     );
-  });
+  };
+  watchFile(file, { interval: intervalMs }, reload);
+  // The key was read before the connections were made, seconds ago: a rotation meanwhile is taken now.
+  reload();
   return () => unwatchFile(file);
 }

@@ -95,6 +95,13 @@ export interface OwnerReconcileRequest {
   allowMassRevocation: boolean;
   /** Above this share of the known owners a report is refused as a likely mistake (0–1). */
   maxShare: number;
+  /**
+   * When the reporting process's key configuration was written (ms since the epoch: the key file's
+   * modification time, or when the process loaded SCHEDULER_API_KEYS; src/api/owners.ts
+   * keyConfigurationGeneration). A report older than the newest one applied revokes nothing. Absent from
+   * an API before 0.11: such a report is taken whole, as before.
+   */
+  generation?: number;
 }
 export interface OwnerReconcileResult {
   /** Every owner that left and is not back: its running schedules must refuse their slots. */
@@ -103,6 +110,11 @@ export interface OwnerReconcileResult {
   newlyRevoked: string[];
   /** Why the report was not applied (the brake), or null. */
   refused: string | null;
+  /**
+   * Why the report was recorded but revoked nothing: its configuration is older than one applied (a
+   * replica the new keys have not reached yet). Null or absent otherwise (absent: a registry before 0.11).
+   */
+  outdated?: string | null;
 }
 export const reconcileOwnersUpdate = defineUpdate<OwnerReconcileResult, [OwnerReconcileRequest]>(
   'reconcileOwners',
@@ -111,6 +123,8 @@ export const ownerRegistryDescribeQuery = defineQuery<{
   known: string[];
   revoked: string[];
   reconciles: number;
+  /** The generation of the newest report applied (OwnerReconcileRequest.generation), if any carried one. */
+  generation?: number;
 }>('describeOwners');
 
 /** Error types the handlers reject with (ApplicationFailure.type), mapped to API errors by the client. */

@@ -187,3 +187,19 @@ export class PatchesAskedEachPass {
 export const askSmallFirstBatch = (b: Behaviour): boolean => has(b.knownAtBirth, PATCHES.SMALL_FIRST_BATCH);
 /** VERSION_MEMO, asked after an edit bumped the version and before continue-as-new. */
 export const askVersionMemo = (b: Behaviour): boolean => has(b.knownAtBirth, PATCHES.VERSION_MEMO);
+
+/**
+ * The `patched()` IDs of the owner registry (workflows/owner-registry.ts), a workflow of its own: no level
+ * and no birth type, each asked where `asked` says. Its histories are test/histories/owner-registry/
+ * (test/histories/record-owner-registry.ts), replayed with the others by test/unit/replay.test.ts.
+ */
+export const OWNER_REGISTRY_PATCHES = {
+  GENERATIONS: {
+    id: 'v0.11-owner-report-generations',
+    effect:
+      'a report whose key configuration is older than the newest one applied is recorded and revokes nothing',
+    release: 'v0.11.0',
+    asked:
+      'in the reconcile update handler, at each report that carries a generation (false while replaying the reports a worker before it answered)',
+  },
+} as const;

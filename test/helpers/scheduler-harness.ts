@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities/index.js';
-import { SchedulerClient } from '../../src/api/client.js';
+import type { SlotActivityOptions } from '../../src/activities/slots.js';
+import { SchedulerClient, type SchedulerClientOptions } from '../../src/api/client.js';
 import { TenantPolicy, UNLIMITED_QUOTAS } from '../../src/model/tenant-policy.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { schedulerReplayOptions } from '../../src/worker.js';
@@ -42,13 +43,20 @@ export class SchedulerHarness {
   private constructor(
     readonly env: TestWorkflowEnvironment,
     private readonly tenantPolicy: () => TenantPolicy,
+    private readonly slots: SlotActivityOptions | undefined,
   ) {}
 
-  /** `tenantPolicy`: what the worker enforces at hand-off (default: every target allowed). */
-  static async start(options: { tenantPolicy?: () => TenantPolicy } = {}): Promise<SchedulerHarness> {
+  /**
+   * `tenantPolicy`: what the worker enforces at hand-off (default: every target allowed); `slots`: the slot
+   * activity's time budget and clock (default: the worker's).
+   */
+  static async start(
+    options: { tenantPolicy?: () => TenantPolicy; slots?: SlotActivityOptions } = {},
+  ): Promise<SchedulerHarness> {
     const harness = new SchedulerHarness(
       await createTimeSkippingEnv(),
       options.tenantPolicy ?? (() => TenantPolicy.openToAll()),
+      options.slots,
     );
     await registerSearchAttributes(harness.env.connection, harness.env.namespace ?? 'default');
     await harness.startWorkers();
@@ -70,7 +78,11 @@ export class SchedulerHarness {
         connection: this.env.nativeConnection,
         taskQueue: SCHEDULER_QUEUE,
         ...schedulerReplayOptions,
-        activities: createActivities({ client: this.env.client, tenantPolicy: this.tenantPolicy }),
+        activities: createActivities({
+          client: this.env.client,
+          tenantPolicy: this.tenantPolicy,
+          ...(this.slots ? { slots: this.slots } : {}),
+        }),
       }),
       await Worker.create({
         connection: this.env.nativeConnection,
@@ -94,7 +106,7 @@ export class SchedulerHarness {
   sdk(
     tenant = 'acme',
     owner = 'ops',
-    options: { tenantPolicy?: () => TenantPolicy; armLeadMs?: number } = {},
+    options: Partial<Pick<SchedulerClientOptions, 'tenantPolicy' | 'armLeadMs' | 'calendar'>> = {},
   ): SchedulerClient {
     return new SchedulerClient({
       client: this.env.client,

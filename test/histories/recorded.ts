@@ -26,6 +26,19 @@ export function recordingDirectory(usage: string, given = process.argv[2]): stri
   return given;
 }
 
+/** Writes `history` as `<name>.binpb.gz` into `dir`. */
+export function writeRecordedHistory(
+  dir: string,
+  name: string,
+  history: proto.temporal.api.history.v1.IHistory,
+): void {
+  writeFileSync(
+    join(dir, `${name}${RECORDED_SUFFIX}`),
+    gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
+  );
+  console.log(`recorded ${name}: ${history.events?.length} events`);
+}
+
 /**
  * A recorder's `save(name, scheduleId = name, runId?)`: the history of tenant acme's schedule (one run of
  * it with `runId`), written as `<prefix><name>.binpb.gz` into `dir`.
@@ -35,10 +48,6 @@ export function historySaver(client: Client, dir: string, prefix = '') {
     const history = await client.workflow
       .getHandle(scheduleWorkflowId('acme', scheduleId), runId)
       .fetchHistory();
-    writeFileSync(
-      join(dir, `${prefix}${name}${RECORDED_SUFFIX}`),
-      gzipSync(proto.temporal.api.history.v1.History.encode(history).finish()),
-    );
-    console.log(`recorded ${prefix}${name}: ${history.events?.length} events`);
+    writeRecordedHistory(dir, `${prefix}${name}`, history);
   };
 }

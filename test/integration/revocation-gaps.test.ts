@@ -1,9 +1,11 @@
 // Owner revocation without gaps (issue #19): a revoked owner's schedule hands nothing off by any path —
 // not by trigger, backfill or a queued occurrence; a signal cannot clear the revocation, only the API's
 // takeover can; an edit makes the editor the owner (so a departing owner cannot leave a rewritten schedule
-// under a colleague's name); and a reconcile that met Temporal down is retried until it lands. Real dev
-// server (killed and restarted on its own data), real worker, the production `serveApi` with a real key file.
-import { writeFileSync } from 'node:fs';
+// under a colleague's name); a reconcile that met Temporal down is retried until it lands; an owner removed,
+// added back and removed again is stopped again; and a replica still on older keys cannot revoke what newer
+// keys added. Real dev server (killed and restarted on its own data), real worker, the production
+// `serveApi` with a real key file (two of them for two replicas).
+import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,6 +39,7 @@ const KEYS = {
   carol: 'key-acme-carol-0123456789',
   dave: 'key-acme-dave-0123456789a',
   erin: 'key-acme-erin-0123456789a',
+  frank: 'key-acme-frank-012345678',
   gina: 'key-globex-gina-012345678',
 } as const;
 type Owner = keyof typeof KEYS;
@@ -52,9 +55,11 @@ let sink: Awaited<ReturnType<typeof startEventSink>>;
 let keyFile: string;
 const logs: string[] = [];
 
-/** The key file as the operator writes it: hashed keys of these owners of tenant acme. */
-const writeKeys = (...owners: Owner[]) =>
-  writeFileSync(keyFile, owners.map((o) => `${hashApiKey(KEYS[o])}=${tenantOf(o)}:${o}`).join('\n'));
+/** A key file as the operator writes it: hashed keys of these owners. */
+const keyLines = (...owners: Owner[]) =>
+  owners.map((o) => `${hashApiKey(KEYS[o])}=${tenantOf(o)}:${o}`).join('\n');
+/** The API's key file, rewritten (the API re-reads it within 2 s). */
+const writeKeys = (...owners: Owner[]) => writeFileSync(keyFile, keyLines(...owners));
 
 /** The deployment's owner registry, as the API's reports left it. */
 const registry = () =>
@@ -118,6 +123,26 @@ function applied(history: temporal.api.history.v1.IHistory): true | undefined {
   return undefined;
 }
 
+/** An API replica of this deployment on `file`, logging into `into`. */
+const startApi = async (file: string, into: string[]) =>
+  serveApi({
+    client: stack.client,
+    taskQueue: SCHEDULER_QUEUE,
+    jobTaskQueue: JOB_QUEUE,
+    host: '127.0.0.1',
+    port: await freePort(),
+    dataDir: stack.dir,
+    apiKeyFile: file,
+    tenantPolicy: () => TenantPolicy.openToAll(),
+    rateLimitPerMinute: 10_000,
+    // A removed key is polled until the reloaded file takes it back: those 401s are not an attack.
+    authFailuresPerMinute: 0,
+    temporalTimeoutMs: 10_000,
+    logLevel: 'silent',
+    ownerReconcileIntervalMs: 3_000,
+    log: (line) => into.push(line),
+  });
+
 const startWorker = async () => {
   worker = await createSchedulerWorker({
     address: stack.server.address,
@@ -135,23 +160,7 @@ beforeAll(async () => {
   sink = await startEventSink();
   keyFile = join(stack.dir, 'api-keys');
   writeKeys('alice', 'bob', 'carol', 'dave', 'erin');
-  api = await serveApi({
-    client: stack.client,
-    taskQueue: SCHEDULER_QUEUE,
-    jobTaskQueue: JOB_QUEUE,
-    host: '127.0.0.1',
-    port: await freePort(),
-    dataDir: stack.dir,
-    apiKeyFile: keyFile,
-    tenantPolicy: () => TenantPolicy.openToAll(),
-    rateLimitPerMinute: 10_000,
-    // A removed key is polled until the reloaded file takes it back: those 401s are not an attack.
-    authFailuresPerMinute: 0,
-    temporalTimeoutMs: 10_000,
-    logLevel: 'silent',
-    ownerReconcileIntervalMs: 3_000,
-    log: (line) => logs.push(line),
-  });
+  api = await startApi(keyFile, logs);
   // The registry learns the deployment's owners from the API's first report; removals count from there.
   await eventually(
     'the first owner report',
@@ -301,9 +310,134 @@ describe('owner revocation without gaps', () => {
     expect((await stack.sdk.get('alice-yearly')).owner_revoked_at).toBeNull();
   });
 
+  it('an owner removed, added back, resuming its schedule and removed again is stopped again (N2)', async () => {
+    // The keys so far: alice, bob, erin. Dave is added back and makes a schedule that hands off every 2 s.
+    writeKeys('alice', 'bob', 'dave', 'erin');
+    const created = await eventually(
+      "dave's key back",
+      async () => {
+        const res = await call('POST', '/v1/schedules', 'dave', {
+          schedule_id: 'dave-events',
+          timing: { kind: 'INTERVAL', every: 'PT2S' },
+          target: { type: 'EVENT', event_type: 'dave', sink_url: sink.url },
+        });
+        return res.status === 401 ? undefined : res;
+      },
+      20_000,
+    );
+    expect(created.status).toBe(201);
+    const daves = () => sink.events.filter((e) => e.body?.type === 'dave');
+    await eventually('an event of dave-events', async () => (daves().length >= 1 ? true : undefined), 20_000);
+
+    // Dave's key is removed: his schedule is told and stops.
+    writeKeys('alice', 'bob', 'erin');
+    const first = await revokedSchedule('dave-events', 'bob');
+    expect(first.owner_ref).toBe('dave');
+
+    // Added back, dave resumes it himself (the takeover of his own schedule) and it hands off again.
+    writeKeys('alice', 'bob', 'dave', 'erin');
+    const resumed = await eventually(
+      "dave's key back again",
+      async () => {
+        const res = await call('POST', '/v1/schedules/dave-events/resume', 'dave');
+        return res.status === 401 ? undefined : res;
+      },
+      20_000,
+    );
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ owner_ref: 'dave', owner_revoked_at: null, status: 'ACTIVE' });
+    const resumedAt = Date.now();
+    await eventually(
+      'dave-events handing off again',
+      async () => (daves().some((e) => e.at > resumedAt) ? true : undefined),
+      20_000,
+    );
+
+    // Removed for good: the same run of the same schedule under the same owner must be told again.
+    writeKeys('alice', 'bob', 'erin');
+    const again = await revokedSchedule('dave-events', 'bob');
+    expect(again.owner_ref).toBe('dave');
+    const revokedAt = Date.parse(again.owner_revoked_at);
+    expect(revokedAt).toBeGreaterThan(Date.parse(first.owner_revoked_at));
+    // And it stops handing off: its slots after the revocation are refused, recorded, and none arrives.
+    const refused = await eventually(
+      'two slots refused after the second removal',
+      async () => {
+        const occ = await call('GET', '/v1/schedules/dave-events/occurrences', 'bob');
+        const skipped = occ.body.items.filter(
+          (o: { status: string; reason: string | null; scheduled_for: string }) =>
+            o.status === 'SKIPPED' &&
+            /no API key/.test(o.reason ?? '') &&
+            Date.parse(o.scheduled_for) > revokedAt,
+        );
+        return skipped.length >= 2 ? skipped : undefined;
+      },
+      20_000,
+    );
+    expect(refused[0].reason).toMatch(/acme\/dave/);
+    // Only hand-offs already in flight when the revocation landed can arrive after it: slots due before it.
+    expect(daves().filter((e) => Date.parse(e.body.data.scheduled_for) > revokedAt)).toEqual([]);
+    await call('POST', '/v1/schedules/dave-events/cancel', 'bob');
+  });
+
+  it('a replica still on older keys, reporting after newer ones, cannot revoke the owner they added (N8)', async () => {
+    // Both replicas' key files named alice, bob and erin. The edit that adds frank reaches this API's file;
+    // the second replica's copy, written before the edit, has not been replaced yet (ConfigMap lag).
+    const staleFile = join(stack.dir, 'api-keys-replica-2');
+    writeFileSync(staleFile, keyLines('alice', 'bob', 'erin'));
+    const writtenBefore = new Date(Date.now() - 60_000);
+    utimesSync(staleFile, writtenBefore, writtenBefore);
+    writeKeys('alice', 'bob', 'erin', 'frank');
+    await eventually(
+      'frank known to the registry',
+      async () => ((await registry()).known.includes('acme/frank') ? true : undefined),
+      30_000,
+    );
+    const created = await call('POST', '/v1/schedules', 'frank', {
+      schedule_id: 'frank-yearly',
+      timing: { kind: 'CRON', expression: YEARLY_FAR, timezone: 'Europe/Riga' },
+      target: { type: 'EVENT', event_type: 'frank', sink_url: sink.url },
+    });
+    expect(created.status).toBe(201);
+
+    // The second replica reports its owners (at its start, as after a restart; then every 3 s).
+    const replicaLogs: string[] = [];
+    const before = await registry();
+    const replica = await startApi(staleFile, replicaLogs);
+    try {
+      const answered = await eventually(
+        "the replica's report answered",
+        async () =>
+          replicaLogs.find((l) =>
+            /key configuration not applied|owners revoked by the key configuration/.test(l),
+          ),
+        30_000,
+      );
+      expect(replicaLogs.filter((l) => /owners revoked by the key configuration/.test(l))).toEqual([]);
+      expect(answered).toMatch(/is older than one already applied .*recorded, revokes nothing/);
+      const after = await registry();
+      expect(after.reconciles).toBeGreaterThan(before.reconciles);
+      expect(after.known).toContain('acme/frank');
+      expect(after.revoked).not.toContain('acme/frank');
+      expect((await call('GET', '/v1/schedules/frank-yearly', 'frank')).body.owner_revoked_at).toBeNull();
+    } finally {
+      await replica.close();
+    }
+    await call('POST', '/v1/schedules/frank-yearly/cancel', 'frank');
+    // The keys the cases below expect: frank's removal, by the newest file, revokes him.
+    writeKeys('alice', 'bob', 'erin');
+    await eventually(
+      'frank revoked by the newer file',
+      async () => ((await registry()).revoked.includes('acme/frank') ? true : undefined),
+      30_000,
+    );
+  });
+
   it('a development start against this server (no keys) reports no owners and revokes nothing', async () => {
     const dev = spawnProduct(stack, {
       SCHEDULER_ROLE: 'api',
+      // A named server is production unless the developer says it is their own (issue 38).
+      SCHEDULER_DEVELOPMENT: 'on',
       SCHEDULER_API_PORT: String(await freePort()),
       SCHEDULER_DATA_DIR: join(stack.dir, 'laptop'),
     });

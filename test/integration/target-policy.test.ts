@@ -258,6 +258,9 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
       expect(res.status, JSON.stringify(res.body)).toBe(403);
       expect(res.body).toMatchObject({ type: '/problems/forbidden-target', code: 'FORBIDDEN_TARGET', field });
       expect(res.body.detail).toMatch(detail);
+      // The tenant reads "the tenant policy", never where the server keeps it.
+      expect(JSON.stringify(res.body)).not.toContain(policyFile);
+      expect(JSON.stringify(res.body)).not.toContain(stack.dir);
     });
 
     it.each([
@@ -345,6 +348,8 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
         );
         for (const o of list.filter(refused)) {
           expect(o.reason).toMatch(/target\.job_type: workflow type chargeCustomer is not among/);
+          expect(o.reason).toMatch(/in the tenant policy$/);
+          expect(o.reason).not.toContain(stack.dir);
           await expect(stack.client.workflow.getHandle(o.occurrence_id).describe()).rejects.toThrow(
             /not found/i,
           );
@@ -532,7 +537,8 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
       const list = await lateOccurrences('a refused slot', (o) => o.some(refused));
       // Not before the grace (less the seconds between an attempt that began before the reload and it).
       expect(Date.now() - removedAt).toBeGreaterThanOrEqual((GRACE_S - 5) * 1000);
-      expect(list.find(refused)!.reason).toMatch(/tenant late has no entry in the tenant policy/);
+      expect(list.find(refused)!.reason).toMatch(/tenant late has no entry in the tenant policy,/);
+      expect(list.find(refused)!.reason).not.toContain(stack.dir);
       const described = await call('GET', '/v1/schedules/late-tenant', undefined, LATE);
       expect(described.body.status).toBe('ACTIVE');
       await call('POST', '/v1/schedules/late-tenant/cancel', undefined, LATE);

@@ -106,13 +106,19 @@ describe('recompute after a tz database upgrade', () => {
     ] as const)
       expect((await describeAs(key, id)).tz.recomputes, id).toBe(0);
 
-    // At once again: 409, a schedule recomputes at most once a minute (each costs an activity); the bulk
-    // leaves it out.
+    // At once again: 409, a schedule recomputes at most once a minute (each costs an activity); a tenant-wide
+    // recompute runs once per tenant every 10 minutes (security review N3: it asks every running schedule),
+    // whatever its zone (the ones that found nothing, above, did not count).
     const again = await api.call('POST', '/v1/schedules/riga/recompute', { key: A, body: {} });
     expect(again.status).toBe(409);
     expect(again.body.detail).toMatch(/at most once a minute/);
     const bulkAgain = await api.call('POST', '/v1/recompute', { key: A, body: { zone: 'Europe/Riga' } });
-    expect(bulkAgain.body).toMatchObject({ matched: 1, recomputed: 0, failed: [] });
+    expect(bulkAgain.status).toBe(429);
+    expect(Number(bulkAgain.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(bulkAgain.body.detail).toMatch(/tenant-wide recompute runs at most once every 10 minutes/);
+    // Another tenant's turn is its own.
+    const otherTenant = await api.call('POST', '/v1/recompute', { key: B, body: { zone: 'Europe/Paris' } });
+    expect(otherTenant.status).toBe(200);
   });
 
   it('a worker with the newer release tells the schedules behind it, then recomputes them', async () => {

@@ -1,5 +1,7 @@
 // The `scheduler` CLI's human output (src/cli/format.ts): times in the schedule's zone with their offset,
 // next runs with DST and window notes, counters, recent occurrences. Pure functions of API responses.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   formatBackfill,
@@ -8,9 +10,11 @@ import {
   formatSchedule,
   formatScheduleList,
   inZone,
+  terminalSafe,
   zoneOf,
 } from '../../src/cli/format.js';
 import type { Occurrence, Schedule, ScheduleDescription } from '../../src/model/contracts.js';
+import { runCli } from '../helpers/cli.js';
 
 const base: Schedule = {
   contract: 'schedule.v1',
@@ -181,5 +185,108 @@ describe('describe', () => {
     ).toBe(
       'backfilled nightly 2027-03-01T00:00:00Z .. 2027-03-03T00:00:00Z: 1 emitted, 1 already emitted, 0 skipped\n  emitted: a\n  already emitted: b',
     );
+  });
+});
+
+describe('what another owner of the tenant wrote reaches the terminal inert', () => {
+  // A colleague's pause note: set the window title (OSC 0, ended by BEL), clear the screen (CSI 2J), go
+  // back to the line's start to print over it (CR), a forged line of its own (LF), and a one-byte C1 CSI
+  // (U+009B) that some terminals honour like ESC [.
+  const hostile = 'all good\u001b]0;pwned\u0007\u001b[2J\rstatus: ACTIVE\nowner: acme/you\u009b31m';
+  const shownAs = String.raw`all good\x1b]0;pwned\x07\x1b[2J\rstatus: ACTIVE\nowner: acme/you\x9b31m`;
+  /** Anything a terminal would act on: every C0 control but the line feeds of the output itself, DEL, C1. */
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for control characters
+  const ACTED_ON = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+  const described: ScheduleDescription = {
+    schedule: {
+      ...base,
+      status: 'PAUSED',
+      pause_note: hostile,
+      target: { type: 'EVENT', event_type: `tick${hostile}`, sink_url: 'https://hooks.acme.example/' },
+    },
+    next_runs: [
+      {
+        scheduled_for: '2027-03-14T03:30:00-04:00',
+        fire_at: '2027-03-14T07:30:00Z',
+        local: '2027-03-14T03:30:00-04:00',
+        label: hostile,
+        adjustments: [],
+      },
+    ],
+    recent_occurrences: [occurrence({ status: 'FAILED', reason: hostile })],
+    running: [],
+    queued: [],
+    counters: { fired: 1, caught_up: 0, skipped: 0, expired: 0, failed: 1, duplicates_prevented: 0 },
+  };
+  const plain = (d: ScheduleDescription): ScheduleDescription =>
+    JSON.parse(JSON.stringify(d).replaceAll(JSON.stringify(hostile).slice(1, -1), 'x'));
+
+  it('a value: every control character shown as its escape, nothing acted on', () => {
+    expect(terminalSafe(hostile)).toBe(shownAs);
+    expect(terminalSafe('\u202eevil\u2028x\u007f\u0000')).toBe(String.raw`\u202eevil\u2028x\x7f\x00`);
+    // Text without controls, any script, is shown as it is.
+    expect(terminalSafe('Zahlung fällig — 支払い ✓')).toBe('Zahlung fällig — 支払い ✓');
+  });
+
+  it('describe: the note, the event type, a label and a reason are shown escaped, on the lines they belong to', () => {
+    const out = formatDescription(described);
+    expect(out).not.toMatch(ACTED_ON);
+    const value = (key: string) =>
+      out
+        .split('\n')
+        .find((line) => line.startsWith(`${key}:`))
+        ?.replace(/^[a-z ]+: +/, '');
+    expect(value('status')).toBe(`PAUSED (note: ${shownAs})`);
+    expect(out).toMatch(/^target: +EVENT tick.*\\x9b31m → https:\/\/hooks\.acme\.example\/$/m);
+    expect(out.split('\n').filter((line) => line.includes(shownAs))).toHaveLength(4);
+    // No line was forged: the output has the lines it has with harmless text in the same places.
+    expect(out.split('\n')).toHaveLength(formatDescription(plain(described)).split('\n').length);
+  });
+
+  it('the CLI over real HTTP: human output and error lines inert; --json as the API sent it', async () => {
+    const server = createServer((req, res) => {
+      const json = (status: number, body: unknown, type = 'application/json') =>
+        res.writeHead(status, { 'content-type': type }).end(JSON.stringify(body));
+      if (req.url === '/v1/schedules/nightly/describe') return json(200, described);
+      if (req.url === '/v1/schedules/nightly') return json(200, described.schedule);
+      return json(
+        409,
+        {
+          type: '/problems/conflict',
+          title: 'Conflict',
+          status: 409,
+          detail: `paused: ${hostile}`,
+          code: 'CONFLICT',
+          field: null,
+        },
+        'application/problem+json',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = {
+        SCHEDULER_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        SCHEDULER_API_KEY: 'test-key',
+      };
+      for (const command of [
+        ['describe', 'nightly'],
+        ['get', 'nightly'],
+      ]) {
+        const human = await runCli(command, { env });
+        expect(human.code).toBe(0);
+        expect(human.stdout).not.toMatch(ACTED_ON);
+        expect(human.stdout).toContain(shownAs);
+      }
+      const json = await runCli(['get', 'nightly', '--json'], { env });
+      expect(JSON.parse(json.stdout).pause_note).toBe(hostile);
+
+      const refused = await runCli(['resume', 'nightly'], { env });
+      expect(refused.code).toBe(4);
+      // One line, as every error (its line feed a space, as before), and inert.
+      expect(refused.stderr).toBe(`error: paused: ${shownAs.replace('\\n', ' ')} (CONFLICT)\n`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

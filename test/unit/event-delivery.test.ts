@@ -1,14 +1,24 @@
 // Real sockets against real local servers: what is under test is where connections go, so nothing between
 // undici and the kernel is mocked. The stand-ins are the resolver, to make a name answer what a hostile DNS
-// would, and in one test the deadline, so that no assertion waits on a real timer.
+// would (a scripted function, or the real c-ares resolver pointed at a local DNS server that answers some
+// names and never answers the others), and the deadline, so that no assertion waits on a real timer.
+import { createSocket, type RemoteInfo } from 'node:dgram';
+import { Resolver } from 'node:dns/promises';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type AddressInfo, isIPv6 } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ipaddr from 'ipaddr.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createEventDelivery,
   type EventDelivery,
   EventDeliveryError,
   type EventDeliveryRequest,
+  MAX_DELIVERIES_PER_TENANT,
+  MAX_DELIVERIES_PER_TENANT_HOST,
   type ResolvedAddress,
 } from '../../src/activities/event-delivery.js';
 
@@ -82,6 +92,7 @@ function delivery(options: Parameters<typeof createEventDelivery>[0] = {}): Even
 }
 
 const event = (url: string, overrides: Partial<EventDeliveryRequest> = {}): EventDeliveryRequest => ({
+  tenant: 'acme',
   url,
   body: JSON.stringify({ specversion: '1.0', id: 'occ-1' }),
   headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': 'key-1' },
@@ -312,5 +323,285 @@ describe('event delivery: what it answers', () => {
   ])('refuses %s as an invalid URL', async (url) => {
     const invalid = await failure(delivery().deliver(event(url)));
     expect(invalid.kind).toBe('invalid-url');
+  });
+});
+
+interface DnsServer {
+  /** `127.0.0.1:<port>`, for Resolver#setServers. */
+  address: string;
+  /** Every query asked, in order (its retries not again): `A never-1.example`, `AAAA never-1.example`. */
+  questions: string[];
+  /** The names asked about (any type). */
+  askedNames(): Set<string>;
+}
+
+/** The question of a DNS query: its name (labels up to the root) and its type, and where the question ends. */
+function questionOf(query: Buffer): { name: string; type: number; end: number } {
+  const labels: string[] = [];
+  let at = 12;
+  while (query[at]! > 0) {
+    labels.push(query.toString('latin1', at + 1, at + 1 + query[at]!));
+    at += 1 + query[at]!;
+  }
+  return { name: labels.join('.').toLowerCase(), type: query.readUInt16BE(at + 1), end: at + 5 };
+}
+
+const A = 1;
+const AAAA = 28;
+
+/**
+ * A DNS server on 127.0.0.1 that answers the names in `zone` (A and AAAA records, TTL 0) and never answers
+ * any other name: its queries are read, recorded and dropped, as a domain whose nameservers are down.
+ */
+async function startDnsServer(zone: Record<string, string[]> = {}): Promise<DnsServer> {
+  const socket = createSocket('udp4');
+  const questions: string[] = [];
+  const seen = new Set<string>();
+  socket.on('message', (query: Buffer, from: RemoteInfo) => {
+    const { name, type, end } = questionOf(query);
+    const question = `${type === A ? 'A' : type === AAAA ? 'AAAA' : type} ${name}`;
+    // c-ares sends a query again, under the same ID, each time a try times out: one question still.
+    const id = `${query.readUInt16BE(0)} ${question}`;
+    if (!seen.has(id)) questions.push(question);
+    seen.add(id);
+    const records = zone[name];
+    if (!records) return;
+    const matching = records.filter((ip) => (type === AAAA ? isIPv6(ip) : type === A && !isIPv6(ip)));
+    const header = Buffer.alloc(12);
+    header.writeUInt16BE(query.readUInt16BE(0), 0); // the query's ID
+    header.writeUInt16BE(0x8180, 2); // a response, recursion desired and available, no error
+    header.writeUInt16BE(1, 4); // the question, echoed
+    header.writeUInt16BE(matching.length, 6);
+    const answers = matching.map((ip) => {
+      const data = Buffer.from(ipaddr.parse(ip).toByteArray());
+      const record = Buffer.alloc(12);
+      record.writeUInt16BE(0xc00c, 0); // the name: a pointer to the question's
+      record.writeUInt16BE(isIPv6(ip) ? AAAA : A, 2);
+      record.writeUInt16BE(1, 4); // class IN
+      record.writeUInt32BE(0, 6); // TTL
+      record.writeUInt16BE(data.length, 10);
+      return Buffer.concat([record, data]);
+    });
+    socket.send(Buffer.concat([header, query.subarray(12, end), ...answers]), from.port, from.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  opened.push({ close: () => new Promise<void>((resolve) => socket.close(() => resolve())) });
+  return {
+    address: `127.0.0.1:${socket.address().port}`,
+    questions,
+    askedNames: () => new Set(questions.map((q) => q.split(' ')[1]!)),
+  };
+}
+
+/**
+ * A c-ares resolver asking only `server`; `patient`: for minutes (c-ares waits at most about 5 s a try, so
+ * many tries), until the test cancels it. Cancelled after the test.
+ */
+function resolverOf(server: DnsServer, patient = false): Resolver {
+  const resolver = new Resolver(patient ? { timeout: 5_000, tries: 40 } : { timeout: 100, tries: 1 });
+  resolver.setServers([server.address]);
+  opened.push({ close: async () => resolver.cancel() });
+  return resolver;
+}
+
+/** Deadlines the test fires: every attempt gets its own signal, and `expire()` ends all of them so far. */
+function heldDeadlines() {
+  const controllers: AbortController[] = [];
+  return {
+    deadline: () => {
+      const controller = new AbortController();
+      controllers.push(controller);
+      return controller.signal;
+    },
+    expire: () => {
+      for (const c of controllers)
+        c.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    },
+  };
+}
+
+/** `promise` as an outcome that never rejects, and whether it has settled yet. */
+function tracked<T>(promise: Promise<T>) {
+  let settled = false;
+  const outcome = promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  void outcome.finally(() => {
+    settled = true;
+  });
+  return { outcome, settled: () => settled };
+}
+
+describe('event delivery: names resolved off the thread pool, deliveries bounded per tenant', () => {
+  it("sinks whose DNS never answers delay neither another tenant's deliveries nor the thread pool", async () => {
+    // It answers the other tenant's name, and never any of the hostile tenant's.
+    const dns = await startDnsServer({ 'victim.example': ['127.0.0.1'] });
+    // A resolver that waits minutes: nothing the hostile tenant started can end before the test cancels it.
+    const resolver = resolverOf(dns, true);
+    const sinks = delivery({ resolver, deadline: heldDeadlines().deadline });
+    // Under dns.lookup each name held a thread of libuv's pool until the system resolver gave up; libuv
+    // lets lookups hold at most half of the threads ((4 + 1) / 2), so every other lookup of the process
+    // (any tenant's sink, anything else resolving a name) queued behind them all.
+    const poolThreads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const lookupThreads = Math.floor((poolThreads + 1) / 2);
+    const hostile = Array.from({ length: 4 * poolThreads }, (_, i) =>
+      tracked(sinks.deliver(event(`http://never-${i}.example/hook`, { tenant: 'hostile' }))),
+    );
+    // Every thread the old lookup could hold is held: the never-answering server has their questions.
+    await vi.waitFor(() => expect(dns.askedNames().size).toBeGreaterThanOrEqual(lookupThreads), {
+      timeout: 10_000,
+      interval: 10,
+    });
+
+    // Meanwhile: a file read (the thread pool), and the other tenant's deliveries to an IP literal and to a
+    // name whose DNS answers (allowed private addresses: both are on this machine).
+    const victim = await startSink();
+    const stillHanging = () => hostile.filter((h) => !h.settled()).length;
+    const probes = {
+      'fs.readFile': () => readFile(new URL(import.meta.url)),
+      'an IP-literal sink': () =>
+        sinks.deliver(event(`${victim.url}/ip`, { tenant: 'victim', allowPrivate: true })),
+      'a named sink': () =>
+        sinks.deliver(
+          event(`http://victim.example:${victim.port}/named`, { tenant: 'victim', allowPrivate: true }),
+        ),
+    };
+    const hangingWhenDone = await Promise.all(
+      Object.entries(probes).map(async ([what, probe]) => {
+        await probe();
+        return [what, stillHanging()] as const;
+      }),
+    );
+    // What must hold is an order, not a duration: each probe ended while every hostile sink still hung.
+    expect(Object.fromEntries(hangingWhenDone)).toEqual({
+      'fs.readFile': hostile.length,
+      'an IP-literal sink': hostile.length,
+      'a named sink': hostile.length,
+    });
+    expect(victim.requests.map((r) => r.url).sort()).toEqual(['/ip', '/named']);
+
+    resolver.cancel();
+    for (const { outcome } of hostile) {
+      const result = await outcome;
+      expect(result.ok).toBe(false);
+      expect((result as { error: EventDeliveryError }).error.kind).toBe('unreachable');
+    }
+  });
+
+  it("a name whose DNS never answers fails as unreachable when the resolver gives up, not at the attempt's deadline", async () => {
+    const dns = await startDnsServer();
+    // The deadline is never fired: only the resolver's own timeout can end this attempt.
+    const sinks = delivery({ resolver: resolverOf(dns), deadline: heldDeadlines().deadline });
+    const unreachable = await failure(sinks.deliver(event(`http://never.example/?token=${SECRET}`)));
+    expect(unreachable.kind).toBe('unreachable');
+    expect(unreachable.message).toBe('sink unreachable');
+    expect(unreachable.detail).toMatch(/resolving never\.example: .*ETIMEOUT/);
+    expect(dns.questions).toEqual(expect.arrayContaining(['A never.example', 'AAAA never.example']));
+  });
+
+  it('checks every address of both families the DNS answers: one private AAAA refuses a public A', async () => {
+    const sink = await startSink();
+    const dns = await startDnsServer({
+      'mixed.example': ['93.184.216.34', 'fd00::1'],
+      'v6-loopback.example': ['::1'],
+      'sink.example': ['127.0.0.1'],
+    });
+    const sinks = delivery({ resolver: resolverOf(dns) });
+    const mixed = await failure(sinks.deliver(event(`http://mixed.example:${sink.port}/?token=${SECRET}`)));
+    expect(mixed.kind).toBe('address-refused');
+    expect(mixed.detail).toMatch(/mixed\.example resolves to fd00::1 \(private\)/);
+    const v6 = await failure(sinks.deliver(event(`http://v6-loopback.example:${sink.port}/`)));
+    expect(v6.kind).toBe('address-refused');
+    expect(v6.detail).toMatch(/resolves to ::1 \(loopback\)/);
+    // The same answers, for a sink the policy lets be private: it connects to the address DNS gave.
+    const delivered = await sinks.deliver(
+      event(`http://sink.example:${sink.port}/in`, { allowPrivate: true }),
+    );
+    expect(delivered.status).toBe(200);
+    expect(sink.requests.map((r) => r.url)).toEqual(['/in']);
+  });
+
+  it('localhost is loopback without asking DNS; a name in the hosts file has its addresses (checked alike)', async () => {
+    const sink = await startSink();
+    const dns = await startDnsServer({ localhost: ['93.184.216.34'], 'listed.test': ['93.184.216.34'] });
+    const hostsFile = join(mkdtempSync(join(tmpdir(), 'event-delivery-')), 'hosts');
+    writeFileSync(
+      hostsFile,
+      "# the operator's\n127.0.0.1   listed.test  other.test # a sink on this machine\n",
+    );
+    const sinks = delivery({ resolver: resolverOf(dns), hostsFile });
+
+    for (const name of ['localhost', 'api.localhost', 'LOCALHOST.', 'listed.test']) {
+      const refused = await failure(sinks.deliver(event(`http://${name}:${sink.port}/?token=${SECRET}`)));
+      expect(refused.kind, name).toBe('address-refused');
+      expect(refused.detail).toMatch(/resolves to 127\.0\.0\.1 \(loopback\)/);
+    }
+    const delivered = await sinks.deliver(
+      event(`http://listed.test:${sink.port}/in`, { allowPrivate: true }),
+    );
+    expect(delivered.status).toBe(200);
+    // A DNS server that says localhost or a listed name is public is never asked.
+    expect(dns.questions).toEqual([]);
+    expect(sink.requests.map((r) => r.url)).toEqual(['/in']);
+  });
+
+  it(`a tenant has at most ${MAX_DELIVERIES_PER_TENANT_HOST} deliveries in flight to one host and ${MAX_DELIVERIES_PER_TENANT} in all; the rest wait within their deadline`, async () => {
+    const dns = await startDnsServer();
+    const deadlines = heldDeadlines();
+    const resolver = resolverOf(dns, true);
+    const sinks = delivery({ resolver, deadline: deadlines.deadline });
+    const hostile = (url: string) => tracked(sinks.deliver(event(url, { tenant: 'hostile' })));
+    // Twice the host's bound to one name, then enough other names to pass the tenant's bound by one.
+    const oneHost = Array.from({ length: 2 * MAX_DELIVERIES_PER_TENANT_HOST }, (_, i) =>
+      hostile(`http://same.example/${i}`),
+    );
+    const manyHosts = Array.from(
+      { length: MAX_DELIVERIES_PER_TENANT - MAX_DELIVERIES_PER_TENANT_HOST + 1 },
+      (_, i) => hostile(`http://other-${i}.example/`),
+    );
+    const resolving = MAX_DELIVERIES_PER_TENANT; // 8 to same.example, 24 to other hosts
+    await vi.waitFor(
+      () => expect(dns.questions.filter((q) => q.startsWith('A ')).length).toBeGreaterThanOrEqual(resolving),
+      { timeout: 10_000, interval: 10 },
+    );
+
+    // Another tenant is not in this one's line.
+    const victim = await startSink();
+    await sinks.deliver(event(`${victim.url}/`, { tenant: 'victim', allowPrivate: true }));
+    expect(victim.requests).toHaveLength(1);
+
+    // Their deadlines pass: those waiting leave the line at once; a resolution under way is not cut short
+    // by an abort (undici waits for its connect), so those in flight end when their DNS does.
+    deadlines.expire();
+    resolver.cancel();
+    const messages = await Promise.all(
+      [...oneHost, ...manyHosts].map(async ({ outcome }) => {
+        const result = await outcome;
+        return result.ok ? 'delivered' : (result.error as EventDeliveryError).message;
+      }),
+    );
+    const count = (message: string) => messages.filter((m) => m === message).length;
+    expect(count('sink unreachable')).toBe(MAX_DELIVERIES_PER_TENANT);
+    expect(count("not sent within 5 s: 8 of this tenant's events to this host were in flight")).toBe(
+      MAX_DELIVERIES_PER_TENANT_HOST,
+    );
+    expect(count("not sent within 5 s: 32 of this tenant's events were in flight")).toBe(1);
+    // Exactly the deliveries in flight asked DNS: one A question each, none for those that waited.
+    expect(dns.questions.filter((q) => q === 'A same.example')).toHaveLength(MAX_DELIVERIES_PER_TENANT_HOST);
+    expect(dns.questions.filter((q) => q.startsWith('A '))).toHaveLength(MAX_DELIVERIES_PER_TENANT);
+
+    // Every place was given back: the tenant delivers again, and asks DNS for the host it waited for.
+    await sinks.deliver(event(`${victim.url}/again`, { tenant: 'hostile', allowPrivate: true }));
+    const retried = hostile('http://same.example/again');
+    await vi.waitFor(
+      () =>
+        expect(dns.questions.filter((q) => q === 'A same.example')).toHaveLength(
+          MAX_DELIVERIES_PER_TENANT_HOST + 1,
+        ),
+      { timeout: 10_000, interval: 10 },
+    );
+    resolver.cancel();
+    await retried.outcome;
   });
 });

@@ -46,3 +46,78 @@ describe('owner registry', () => {
     expect(result).toMatchObject({ refused: null, newlyRevoked: ['globex/gina', 'globex/hal'] });
   });
 });
+
+// Security review 2, N8: replicas read a new key file at different moments (a ConfigMap reaches each node
+// in its own time); a report carries when its configuration was written, and one older than the newest
+// applied revokes nothing.
+describe('owner registry: report generations', () => {
+  const at = (generation: number, state: OwnerRegistryState, present: string[]) =>
+    reconcileOwners(state, { present, allowMassRevocation: false, maxShare: 0.5, generation });
+  const T0 = Date.parse('2027-03-01T10:00:00Z');
+  const T1 = T0 + 60_000;
+  const before = at(T0, empty, [...acme, 'globex/gina', 'globex/hal']).state;
+
+  it('a replica still on older keys, reporting after the newer ones, revokes nothing the newer added', () => {
+    // The newer configuration adds dave; the replica the change has not reached reports its old keys after.
+    const newer = at(T1, before, [...acme, 'acme/dave', 'globex/gina', 'globex/hal']);
+    expect(newer.state).toMatchObject({ generation: T1, revoked: [] });
+    const stale = at(T0, newer.state, [...acme, 'globex/gina', 'globex/hal']);
+    expect(stale.result).toMatchObject({ revoked: [], newlyRevoked: [], refused: null });
+    expect(stale.result.outdated).toMatch(
+      /written 2027-03-01T10:00:00.000Z\) is older than one already applied \(written 2027-03-01T10:01:00.000Z\): recorded, revokes nothing/,
+    );
+    // Recorded (counted), and nothing learned: dave stays known, the newest generation stays.
+    expect(stale.state).toEqual({ ...newer.state, reconciles: newer.state.reconciles + 1 });
+    // Nor can an older report bring back an owner the newer configuration removed.
+    const removed = at(T1 + 1, newer.state, [...acme, 'globex/gina', 'globex/hal']);
+    expect(removed.result.newlyRevoked).toEqual(['acme/dave']);
+    expect(at(T1, removed.state, [...acme, 'acme/dave', 'globex/gina', 'globex/hal']).result).toMatchObject({
+      revoked: ['acme/dave'],
+      outdated: expect.stringMatching(/revokes nothing/),
+    });
+  });
+
+  it('a report of the same generation or a newer one revokes; the newest generation is kept', () => {
+    const newer = at(T1, before, [...acme, 'globex/gina', 'globex/hal']);
+    const same = at(T1, newer.state, ['acme/alice', 'acme/bob', 'globex/gina', 'globex/hal']);
+    expect(same.result).toMatchObject({ newlyRevoked: ['acme/carol'] });
+    expect(same.result.outdated).toBeUndefined();
+    expect(same.state.generation).toBe(T1);
+  });
+
+  it("another node's copy of the same owners, written a moment earlier, is not outdated", () => {
+    const newer = at(T1, before, [...acme, 'globex/gina', 'globex/hal']);
+    const copy = at(T1 - 5, newer.state, ['globex/hal', 'globex/gina', ...acme]);
+    expect(copy.result).toEqual({ revoked: [], newlyRevoked: [], refused: null });
+    expect(copy.state.generation).toBe(T1);
+  });
+
+  it('a refused report does not become the newest: the configuration before it still revokes', () => {
+    const refused = at(T1, before, [...acme]);
+    expect(refused.result.refused).toMatch(/every owner of tenant globex/);
+    expect(refused.state.generation).toBe(T0);
+    expect(
+      at(T0, refused.state, ['acme/alice', 'acme/bob', 'globex/gina', 'globex/hal']).result,
+    ).toMatchObject({ newlyRevoked: ['acme/carol'] });
+  });
+
+  it('a report without a generation (an API before 0.11) is taken whole, as before', () => {
+    const newer = at(T1, before, [...acme, 'acme/dave', 'globex/gina', 'globex/hal']);
+    const old = report(newer.state, [...acme, 'globex/gina', 'globex/hal']);
+    expect(old.result.newlyRevoked).toEqual(['acme/dave']);
+    expect(old.state.generation).toBe(T1);
+  });
+
+  it('before the patch (a report a worker before 0.11 answered, replayed) a generation is ignored', () => {
+    const newer = at(T1, before, [...acme, 'acme/dave', 'globex/gina', 'globex/hal']);
+    const request = {
+      present: [...acme, 'globex/gina', 'globex/hal'],
+      allowMassRevocation: false,
+      maxShare: 0.5,
+      generation: T0,
+    };
+    const unpatched = reconcileOwners(newer.state, request, { generations: false });
+    expect(unpatched.result).toEqual({ revoked: ['acme/dave'], newlyRevoked: ['acme/dave'], refused: null });
+    expect(reconcileOwners(newer.state, request, { generations: true }).result.newlyRevoked).toEqual([]);
+  });
+});

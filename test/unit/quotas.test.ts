@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { previewRuns } from '../../src/api/client.js';
 import { QuotaExceededError } from '../../src/api/errors.js';
-import { requestCost, TenantRateLimiter } from '../../src/api/http/tenant-rate-limit.js';
+import {
+  REQUEST_UNIT_COSTS,
+  requestCost,
+  TENANT_RECOMPUTE_INTERVAL_MS,
+  TenantRateLimiter,
+  TenantRecomputeGate,
+} from '../../src/api/http/tenant-rate-limit.js';
 import {
   BackfillSlotLedger,
   checkMinInterval,
@@ -163,6 +169,10 @@ describe('weighted rate limit per tenant', () => {
     expect(requestCost('GET', '/v1/schedules', { limit: 100 })).toBe(10);
     expect(requestCost('POST', '/v1/schedules/:id/backfill', {})).toBe(50);
     expect(requestCost('POST', '/v1/schedules/:id/pause', {})).toBe(5);
+    // A recompute is at least an action (an update and a slot batch); the tenant-wide one is that for its
+    // listing, then that again per schedule it asks (charged by the route as it asks them).
+    expect(requestCost('POST', '/v1/schedules/:id/recompute', {})).toBe(REQUEST_UNIT_COSTS.action);
+    expect(requestCost('POST', '/v1/recompute', {})).toBe(REQUEST_UNIT_COSTS.action);
   });
 
   it('a fixed minute per tenant: a few backfills spend what many reads would not', () => {
@@ -174,5 +184,47 @@ describe('weighted rate limit per tenant', () => {
     expect(limiter.take('globex', 50, 120).allowed).toBe(true);
     now = 60_000;
     expect(limiter.take('acme', 50, 120)).toMatchObject({ allowed: true, remaining: 70 });
+  });
+
+  it('work charged beyond the limit is paid off by the windows that follow, and Retry-After says when', () => {
+    let now = 0;
+    const limiter = new TenantRateLimiter(60_000, () => now);
+    expect(limiter.take('acme', 2, 100).allowed).toBe(true);
+    // A tenant-wide recompute that asked 150 schedules: 300 units, 202 past the limit.
+    expect(limiter.charge('acme', 300, 100)).toMatchObject({ remaining: 0 });
+    // 202 to carry: the next window pays 100 of it, the one after 100, the third starts with 2.
+    expect(limiter.take('acme', 1, 100)).toMatchObject({ allowed: false, resetSeconds: 180 });
+    now = 60_000;
+    expect(limiter.take('acme', 1, 100)).toMatchObject({ allowed: false, resetSeconds: 120 });
+    expect(limiter.take('globex', 1, 100).allowed).toBe(true);
+    now = 180_000;
+    expect(limiter.take('acme', 1, 100)).toMatchObject({ allowed: true, remaining: 97 });
+  });
+});
+
+describe('tenant-wide recompute: one per tenant per interval', () => {
+  it('a second one within the interval is refused with the time left; another tenant is not', () => {
+    let now = 1_000_000;
+    const gate = new TenantRecomputeGate(TENANT_RECOMPUTE_INTERVAL_MS, () => now);
+    expect(gate.enter('acme')).toHaveProperty('token');
+    now += 60_000;
+    expect(gate.enter('acme')).toEqual({
+      startedAt: 1_000_000,
+      retryAfterSeconds: TENANT_RECOMPUTE_INTERVAL_MS / 1000 - 60,
+    });
+    expect(gate.enter('globex')).toHaveProperty('token');
+    now = 1_000_000 + TENANT_RECOMPUTE_INTERVAL_MS;
+    expect(gate.enter('acme')).toHaveProperty('token');
+  });
+
+  it('a recompute that asked nothing gives its turn back; a stale token gives back nothing', () => {
+    const gate = new TenantRecomputeGate(TENANT_RECOMPUTE_INTERVAL_MS, () => 0);
+    const first = gate.enter('acme');
+    if (!('token' in first)) throw new Error('refused');
+    gate.release('acme', first.token);
+    const second = gate.enter('acme');
+    if (!('token' in second)) throw new Error('refused');
+    gate.release('acme', first.token);
+    expect(gate.enter('acme')).not.toHaveProperty('token');
   });
 });

@@ -4,8 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { schedulerReplayOptions } from '../../src/worker.js';
-import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
-import { PATCHES } from '../../src/workflows/patches.js';
+import {
+  type OwnerReconcileRequest,
+  type OwnerReconcileResult,
+  SCHEDULE_WORKFLOW_TYPE,
+  SCHEDULE_WORKFLOW_TYPE_V1,
+} from '../../src/workflows/definitions.js';
+import { type OwnerRegistryState, reconcileOwners } from '../../src/workflows/owner-registry.js';
+import { OWNER_REGISTRY_PATCHES, PATCHES } from '../../src/workflows/patches.js';
 import {
   changeVersionUpserts,
   type HistoryEvent,
@@ -507,5 +513,67 @@ describe('v0.10.0: new schedules born knowing every patch (SCHEDULE_WORKFLOW_TYP
       before.length - patchMarkers(before).length - changeVersionUpserts(before).length,
     );
     expect(now.length).toBeLessThanOrEqual(before.length / 3);
+  });
+});
+
+// The owner registry's histories (test/histories/record-owner-registry.ts): the same reports of two
+// replicas, answered by 0.10.0's registry (which ignores generations) and by the patched one. The replay
+// above replays both; here each recorded answer is checked against the rule its side of the patch selects,
+// so a registry that started before the patch keeps the state its answers told.
+describe('owner registry histories: report generations (OWNER_REGISTRY_PATCHES.GENERATIONS)', () => {
+  const json = (p: { data?: Uint8Array | null } | undefined) =>
+    JSON.parse(Buffer.from(p?.data ?? []).toString('utf8'));
+  /** The reports in the order the registry answered them, with the answers it recorded. */
+  const reports = (events: readonly HistoryEvent[]) => {
+    const requests = events.flatMap((e) => {
+      const payload =
+        e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads?.[0];
+      return payload ? [json(payload) as OwnerReconcileRequest] : [];
+    });
+    const answers = events.flatMap((e) => {
+      const payload = e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success?.payloads?.[0];
+      return payload ? [json(payload) as OwnerReconcileResult] : [];
+    });
+    expect(answers.length).toBe(requests.length);
+    return requests.map((request, i) => ({ request, answer: answers[i]! }));
+  };
+  const answeredBy = (events: readonly HistoryEvent[], generations: boolean) => {
+    let state: OwnerRegistryState = { known: [], revoked: [], reconciles: 0 };
+    return reports(events).map(({ request }) => {
+      const next = reconcileOwners(state, request, { generations });
+      state = next.state;
+      return next.result;
+    });
+  };
+  const before = named('owner-registry', 'v0.10.0-generations-ignored');
+  const patched = named('owner-registry', 'v0.11.0-generations');
+
+  it('0.10.0 recorded no marker and took every report whole: the stale replica revoked dave', () => {
+    expect(markerText(before)).not.toContain(OWNER_REGISTRY_PATCHES.GENERATIONS.id);
+    const recorded = reports(before).map((r) => r.answer);
+    expect(recorded[2]).toMatchObject({ newlyRevoked: ['acme/dave'] });
+    expect(answeredBy(before, false)).toEqual(recorded);
+    // What the patch's rule would have answered differs: replayed without the gate, the state would not be
+    // the one these answers told.
+    expect(answeredBy(before, true)).not.toEqual(recorded);
+  });
+
+  it('the patched registry recorded the marker: older reports were recorded and revoked nothing', () => {
+    expect(markerText(patched)).toContain(OWNER_REGISTRY_PATCHES.GENERATIONS.id);
+    const recorded = reports(patched);
+    expect(recorded.map((r) => r.request.generation !== undefined)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(recorded[2]!.answer).toMatchObject({
+      newlyRevoked: [],
+      outdated: expect.stringMatching(/revokes nothing/),
+    });
+    expect(recorded[4]!.answer).toMatchObject({ revoked: ['acme/carol'], outdated: expect.any(String) });
+    expect(answeredBy(patched, true)).toEqual(recorded.map((r) => r.answer));
   });
 });

@@ -1,11 +1,12 @@
 // The settings every Temporal connection takes (issue 38), from the variables and TOML profiles Temporal's
 // SDKs and CLI share: what an operator gives, what the connection gets, and each slip refused with the
-// variable it concerns. (That a secured server accepts these settings, and refuses less, is the secured
-// stack test's part: these files are not real certificates.)
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// variable it concerns. (That a secured server accepts these settings, and refuses less, is
+// test/integration/secured-temporal.test.ts's part; the certificates here are real, made with openssl.)
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { issueCertificate, makeCertificateAuthority } from '../../scripts/secured-temporal.js';
 import {
   API_KEY_FILE_VARIABLE,
   ConnectionSettingsError,
@@ -21,9 +22,13 @@ const file = (name: string, text: string) => {
   writeFileSync(path, text);
   return path;
 };
-const CERT = file('client.pem', 'client certificate bytes');
-const KEY = file('client.key', 'client key bytes');
-const CA = file('ca.pem', 'ca bytes');
+const authority = makeCertificateAuthority(dir, 'ca');
+const client = issueCertificate(authority, dir, 'client', 'durable-scheduler', ['clientAuth']);
+const other = issueCertificate(authority, dir, 'other', 'someone else', ['clientAuth']);
+const CERT = client.cert;
+const KEY = client.key;
+const CA = authority.cert;
+const bytes = (path: string) => readFileSync(path, 'utf8');
 /** No config file of the user's: HOME is an empty directory. */
 const base = { HOME: mkdtempSync(join(tmpdir(), 'ds-home-')) };
 const load = (env: Record<string, string>) => loadConnectionSettings({ ...base, ...env });
@@ -62,9 +67,9 @@ describe('Temporal connection settings', () => {
     const options = connectionOptions(s, s.address!);
     expect(options.address).toBe('temporal.internal:7233');
     expect(s.namespace).toBe('payments');
-    expect(options.tls?.clientCertPair?.crt.toString()).toBe('client certificate bytes');
-    expect(options.tls?.clientCertPair?.key.toString()).toBe('client key bytes');
-    expect(options.tls?.serverRootCACertificate?.toString()).toBe('ca bytes');
+    expect(options.tls?.clientCertPair?.crt.toString()).toBe(bytes(CERT));
+    expect(options.tls?.clientCertPair?.key.toString()).toBe(bytes(KEY));
+    expect(options.tls?.serverRootCACertificate?.toString()).toBe(bytes(CA));
     expect(options.tls?.serverNameOverride).toBe('frontend.temporal.internal');
     expect(options.apiKey).toBeUndefined();
     expect(describeConnection(s)).toMatch(/mTLS/);
@@ -107,7 +112,7 @@ describe('Temporal connection settings', () => {
       namespace: 'prod',
       metadata: { 'x-team': 'billing' },
     });
-    expect(s.tls?.clientCertPair?.key.toString()).toBe('client key bytes');
+    expect(s.tls?.clientCertPair?.key.toString()).toBe(bytes(KEY));
     expect(
       load({ TEMPORAL_CONFIG_FILE: config, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'other' }).namespace,
     ).toBe('other');
@@ -128,6 +133,39 @@ describe('Temporal connection settings', () => {
       { TEMPORAL_TLS_CLIENT_CERT_PATH: join(dir, 'missing.pem'), TEMPORAL_TLS_CLIENT_KEY_PATH: KEY },
       'TEMPORAL_TLS_CLIENT_CERT_PATH',
       /cannot read .*missing\.pem \(ENOENT\)/,
+    ],
+    // A rotation that left garbage, or a key of another certificate: named here, not by the TLS library later
+    // as an unreachable server.
+    [
+      {
+        TEMPORAL_TLS_CLIENT_CERT_PATH: file('garbage.pem', 'not a certificate\n'),
+        TEMPORAL_TLS_CLIENT_KEY_PATH: KEY,
+      },
+      'TEMPORAL_TLS_CLIENT_CERT_PATH',
+      /holds no PEM certificate/,
+    ],
+    [
+      {
+        TEMPORAL_TLS_CLIENT_CERT_PATH: CERT,
+        TEMPORAL_TLS_CLIENT_KEY_PATH: file('garbage.key', 'not a key\n'),
+      },
+      'TEMPORAL_TLS_CLIENT_KEY_PATH',
+      /holds no private key that can be read/,
+    ],
+    [
+      { TEMPORAL_TLS_CLIENT_CERT_PATH: CERT, TEMPORAL_TLS_CLIENT_KEY_PATH: other.key },
+      'TEMPORAL_TLS_CLIENT_KEY_PATH',
+      /is not the key of the client certificate \(TEMPORAL_TLS_CLIENT_CERT_PATH\)/,
+    ],
+    [
+      {
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: file(
+          'cut.pem',
+          `${bytes(CA).split('\n').slice(0, 4).join('\n')}\n-----END CERTIFICATE-----\n`,
+        ),
+      },
+      'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+      /holds a certificate that cannot be read/,
     ],
     [
       { TEMPORAL_TLS_SERVER_CA_CERT_PATH: file('empty.pem', '') },

@@ -1,9 +1,13 @@
 // The tenant policy (SCHEDULER_TENANTS_FILE) as a hostile tenant and a tired operator meet it: what each
 // target field may name, how a sink URL is matched, which addresses need an explicit opt-in, and what a bad
 // file says.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Target } from '../../src/model/contracts.js';
 import { TenantPolicy, TenantPolicyError } from '../../src/model/tenant-policy.js';
+import { loadTenantPolicy } from '../../src/runtime/tenant-policy-file.js';
 
 const context = { schedulerTaskQueue: 'durable-scheduler', defaultJobTaskQueue: 'jobs' };
 const policy = TenantPolicy.fromTenants({
@@ -267,5 +271,71 @@ describe('tenant policy file', () => {
     );
     expect(parsed.tenantIds()).toEqual(['acme']);
     expect(parsed.describe()).toMatch(/1 tenant \(acme\)/);
+  });
+});
+
+describe("tenant policy: what a tenant reads never names the server's file", () => {
+  it('refusals at the API (403 detail) and at hand-off (occurrence reason) say "the tenant policy", the log says the path', () => {
+    // The policy as a worker or the API has it: read from SCHEDULER_TENANTS_FILE by the runtime.
+    const dir = mkdtempSync(join(tmpdir(), 'scheduler-secret-layout-'));
+    const file = join(dir, 'tenants.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tenants: {
+          acme: {
+            job_task_queues: ['acme-jobs'],
+            job_types: ['report.*'],
+            signal_workflow_ids: ['acme-orders/*'],
+            event_sinks: ['https://hooks.acme.example/'],
+          },
+        },
+      }),
+    );
+    const logged: string[] = [];
+    const source = loadTenantPolicy({ file, development: false, log: (line) => logged.push(line) });
+    try {
+      const signal = (
+        workflow_id: string,
+        start?: { workflow_type: string; task_queue: string },
+      ): Target => ({
+        type: 'WORKFLOW_SIGNAL',
+        workflow_id,
+        signal_name: 's',
+        ...(start ? { start } : {}),
+      });
+      const refusals: Array<[string, Target]> = [
+        ['acme', job('chargeCustomer', 'acme-jobs')],
+        ['acme', job('report.x', 'globex-jobs')],
+        ['acme', job('report.x')],
+        ['acme', signal('order-1')],
+        ['acme', signal('acme-orders/1', { workflow_type: 'chargeCustomer', task_queue: 'acme-jobs' })],
+        ['acme', sink('https://evil.example/')],
+        ['acme', sink('http://10.0.0.5/')],
+        ['initech', job('report.x', 'acme-jobs')],
+        ['initech', sink('https://hooks.acme.example/')],
+      ];
+      const reasons = refusals.map(([tenant, target]) => {
+        const verdict = source.current().check(tenant, target, context);
+        expect(verdict.allowed, JSON.stringify(target)).toBe(false);
+        return (verdict as { reason: string }).reason;
+      });
+      for (const reason of reasons) {
+        expect(reason).not.toContain(dir);
+        expect(reason).not.toContain('tenants.json');
+        expect(reason).not.toContain('SCHEDULER_TENANTS_FILE');
+        expect(reason).toMatch(/the tenant policy|scheduler's own|scheduler workflow/);
+      }
+      expect(reasons).toContain(
+        "workflow type chargeCustomer is not among this tenant's job types (report.*): the operator adds it to tenants.acme.job_types in the tenant policy",
+      );
+      expect(reasons).toContain(
+        'tenant initech has no entry in the tenant policy, so its schedules reach no target: the operator adds "tenants.initech"',
+      );
+      // The operator's start-up line keeps where the policy came from.
+      expect(source.describe()).toContain(file);
+    } finally {
+      source.close();
+    }
   });
 });

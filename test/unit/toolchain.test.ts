@@ -33,6 +33,15 @@ describe('bootstrap errors say what to do', () => {
     expect(r.stderr).toContain('TEMPORAL_CLI_PATH');
   });
 
+  it('without Go, for the Temporal server (--temporal-server)', () => {
+    const r = bootstrapWithBarePath('--temporal-server');
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /^error: Go is not installed: install Go .*the Temporal server is built from the Go module proxy/,
+    );
+  });
+
   it('without Java', () => {
     const r = bootstrapWithBarePath('--test-server');
     expect(r.status).toBe(1);

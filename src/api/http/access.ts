@@ -2,12 +2,27 @@
 // throttle on failed authentications per client address, and the rate limits (per client address on the
 // public routes, per tenant weighted by cost behind a key). Registered by app.ts, in this order.
 import fastifyRateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
-import ipaddr from 'ipaddr.js';
-import { FailedAuthThrottle } from './auth-throttle.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientOf, FailedAuthThrottle } from './auth-throttle.js';
 import { HttpProblem, unauthorized } from './problems.js';
 import type { ApiDependencies } from './server.js';
-import { requestCost, TenantRateLimiter } from './tenant-rate-limit.js';
+import {
+  type RateDecision,
+  REQUEST_UNIT_COSTS,
+  requestCost,
+  TenantRateLimiter,
+  TenantRecomputeGate,
+} from './tenant-rate-limit.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * On a tenant-wide recompute (POST /v1/recompute): charges the caller's tenant for each schedule the
+     * handler asks, as it asks it, beyond its limit if need be (./tenant-rate-limit.ts). Null elsewhere.
+     */
+    chargeTenant: ((units: number) => void) | null;
+  }
+}
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 
@@ -22,17 +37,6 @@ const PUBLIC_ROUTES = new Set([
 function isPublicRoute(route: string | undefined): boolean {
   if (route === undefined) return false;
   return PUBLIC_ROUTES.has(route) || route === '/docs' || route.startsWith('/docs/');
-}
-
-/**
- * The rate-limit bucket of a request without a principal (a public route): its client address, an IPv6
- * one by its /64 (one host usually holds a whole /64), as @fastify/rate-limit's own default does.
- */
-function clientAddressKey(ip: string): string {
-  if (!ipaddr.IPv6.isValid(ip)) return ip;
-  const v6 = ipaddr.IPv6.parse(ip);
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
-  return `${ipaddr.IPv6.networkAddressFromCIDR(`${v6.toString()}/64`).toString()}/64`;
 }
 
 /**
@@ -83,10 +87,11 @@ export function authenticate(app: FastifyInstance, deps: ApiDependencies): void 
 }
 
 /**
- * Every request that reaches a handler is limited (only /healthz opts out). A request without a principal
- * got here only through a public route (authentication refused the rest): those are counted per client
- * address (readiness checks Temporal, metrics render); callers with a key by the weighted per-tenant
- * limiter.
+ * Every request that reaches a handler is limited (only /healthz and the readiness probes, answered from
+ * their cache, opt out: ./routes/ops.ts). A request without a principal got here only through a public
+ * route (authentication refused the rest): those are counted per client address (`request.ip`: the TCP
+ * peer, or behind trusted proxies the client they forwarded for, SCHEDULER_TRUST_PROXY; an IPv6 one by its
+ * /64); callers with a key by the weighted per-tenant limiter.
  */
 export async function limitRates(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
   const perTenantLimit = deps.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
@@ -95,7 +100,7 @@ export async function limitRates(app: FastifyInstance, deps: ApiDependencies): P
     max: deps.publicRateLimitPerMinute ?? perTenantLimit,
     timeWindow: 60_000,
     allowList: (request) => request.principal !== null,
-    keyGenerator: (request) => `address:${clientAddressKey(request.ip)}`,
+    keyGenerator: (request) => `address:${clientOf(request.ip)}`,
     errorResponseBuilder: (_request, context) => {
       const err = new Error(
         `rate limit of ${context.max} requests per minute for this client address exceeded; retry in ${context.after}`,
@@ -107,31 +112,81 @@ export async function limitRates(app: FastifyInstance, deps: ApiDependencies): P
   limitTenants(app, deps, perTenantLimit);
 }
 
+/** The 429 of a tenant past its units, with the rate-limit headers of `decision`. */
+function tenantLimited(tenant: string, cost: number, decision: RateDecision): HttpProblem {
+  return new HttpProblem(
+    'rate-limited',
+    `rate limit of ${decision.limit} request units per minute for tenant ${tenant} exceeded (this request costs ${cost}, ${decision.remaining} left); retry in ${decision.resetSeconds} seconds`,
+    { code: 'RATE_LIMITED' },
+    { 'retry-after': String(decision.resetSeconds) },
+  );
+}
+
+function rateHeaders(reply: FastifyReply, decision: RateDecision): void {
+  reply.headers({
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(decision.resetSeconds),
+  });
+}
+
 /**
  * Per tenant (all its keys and owners share one budget, so one tenant's burst cannot starve another's),
  * weighted by cost (tenant-rate-limit.ts); a tenant's `quotas.api_units_per_minute` replaces the default.
+ * A unit is charged when the request arrives, before its body is read and validated (a request refused for
+ * its body costs its tenant too), the rest of its cost once it passed validation. A tenant-wide recompute
+ * also waits its turn (once per TENANT_RECOMPUTE_INTERVAL_MS) and is charged per schedule it asks.
  */
 function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit: number): void {
-  const tenantLimiter = new TenantRateLimiter(60_000, deps.now ?? Date.now);
+  const now = deps.now ?? Date.now;
+  const tenantLimiter = new TenantRateLimiter(60_000, now);
+  const recomputes = new TenantRecomputeGate(undefined, now);
+  /** The recompute turn a request holds, and how many schedules it asked. */
+  const turns = new WeakMap<FastifyRequest, { token: symbol; asked: number }>();
+  const limitOf = (tenant: string) => deps.tenantPolicy().quotas(tenant).api_units_per_minute ?? defaultLimit;
+  const take = (request: FastifyRequest, reply: FastifyReply, units: number, cost: number) => {
+    const tenant = request.principal!.tenant_id;
+    const decision = tenantLimiter.take(tenant, units, limitOf(tenant));
+    rateHeaders(reply, decision);
+    if (!decision.allowed) throw tenantLimited(tenant, cost, decision);
+  };
+  app.decorateRequest('chargeTenant', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.principal) return;
+    const cost = requestCost(request.method, request.routeOptions.url, request.query);
+    take(request, reply, Math.min(REQUEST_UNIT_COSTS.beforeValidation, cost), cost);
+  });
   app.addHook('preHandler', async (request, reply) => {
     const principal = request.principal;
     if (!principal) return;
-    const tenant = principal.tenant_id;
-    const limit = deps.tenantPolicy().quotas(tenant).api_units_per_minute ?? defaultLimit;
     const cost = requestCost(request.method, request.routeOptions.url, request.query);
-    const decision = tenantLimiter.take(tenant, cost, limit);
-    reply.headers({
-      'x-ratelimit-limit': String(decision.limit),
-      'x-ratelimit-remaining': String(decision.remaining),
-      'x-ratelimit-reset': String(decision.resetSeconds),
-    });
-    if (!decision.allowed) {
-      throw new HttpProblem(
-        'rate-limited',
-        `rate limit of ${limit} request units per minute for tenant ${tenant} exceeded (this request costs ${cost}, ${decision.remaining} left); retry in ${decision.resetSeconds} seconds`,
-        { code: 'RATE_LIMITED' },
-        { 'retry-after': String(decision.resetSeconds) },
-      );
+    const rest = cost - Math.min(REQUEST_UNIT_COSTS.beforeValidation, cost);
+    if (rest > 0) take(request, reply, rest, cost);
+    if (request.method === 'POST' && request.routeOptions.url === '/v1/recompute') {
+      const tenant = principal.tenant_id;
+      const turn = recomputes.enter(tenant);
+      if (!('token' in turn)) {
+        const minutes = recomputes.intervalMs / 60_000;
+        throw new HttpProblem(
+          'rate-limited',
+          `a tenant-wide recompute runs at most once every ${minutes} minutes for tenant ${tenant} (each asks every running schedule: a workflow task each on the worker all tenants share); the last one started at ${new Date(turn.startedAt).toISOString()}. Recompute single schedules with POST /v1/schedules/{id}/recompute, or retry in ${turn.retryAfterSeconds} seconds`,
+          { code: 'RATE_LIMITED' },
+          { 'retry-after': String(turn.retryAfterSeconds) },
+        );
+      }
+      const held = { token: turn.token, asked: 0 };
+      turns.set(request, held);
+      request.chargeTenant = (units) => {
+        held.asked += 1;
+        const decision = tenantLimiter.charge(tenant, units, limitOf(tenant));
+        if (!reply.sent) rateHeaders(reply, decision);
+      };
     }
+  });
+  // A tenant-wide recompute that asked no schedule (nothing listed, or its listing failed) gives its turn back.
+  app.addHook('onResponse', async (request) => {
+    const held = turns.get(request);
+    if (held && held.asked === 0) recomputes.release(request.principal!.tenant_id, held.token);
   });
 }

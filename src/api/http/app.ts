@@ -83,6 +83,8 @@ function createFastify(deps: ApiDependencies): FastifyInstance {
   return Fastify({
     logger: deps.logger ?? false,
     bodyLimit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    // `request.ip`, which the per-address limits count by: behind these proxies, the client they forwarded for.
+    ...(deps.trustProxy ? { trustProxy: deps.trustProxy } : {}),
     return503OnClosing: true,
     // Longer than any valid ID, so a too-long one is answered by the schema (400 naming params.id).
     routerOptions: { maxParamLength: 1024 },

@@ -3,10 +3,11 @@
 // or the throttle would only slow the misses. A request without an Authorization header is no guess and
 // is not counted (a browser or a probe without a key keeps getting its 401).
 //
-// The address is the TCP peer. Behind a reverse proxy every caller has the proxy's address, so one caller
-// sending bad keys would shut all of them out: there, raise the limit or turn it off (0) and throttle at
-// the proxy. The map is bounded: when it is full, expired entries go first, then the oldest ones (an
-// attacker with very many addresses can make room, which only lets its own addresses start over).
+// The address is `request.ip`: the TCP peer, or behind the reverse proxies SCHEDULER_TRUST_PROXY names, the
+// client they forwarded for (src/model/trust-proxy.ts). Behind a proxy that is not named there every caller
+// has the proxy's address, so one caller sending bad keys would shut all of them out. The map is bounded:
+// when it is full, expired entries go first, then the oldest ones (an attacker with very many addresses can
+// make room, which only lets its own addresses start over).
 import ipaddr from 'ipaddr.js';
 
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;

@@ -105,13 +105,13 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'rate-limited',
         'Too many requests',
         429,
-        'This tenant (on the public routes: this client address) used up its requests for the minute (weighted by cost: a backfill or a long list counts more than a read): wait `Retry-After` seconds.',
+        'This tenant (on the public routes: this client address) used up its requests for the minute (weighted by cost: a backfill or a long list counts more than a read), or asked for a tenant-wide recompute again within its interval (`detail` says which): wait `Retry-After` seconds.',
       ],
       [
         'unavailable',
         'Service unavailable',
         503,
-        'Temporal or the scheduler worker did not answer in time. Nothing you sent was lost; retry after `Retry-After` seconds. `unavailable_cause` says how: NO_ANSWER (no answer in time, unreachable, or the call was shed) or STALE_CLOCK (the worker refused every read of the schedule: it had not yet run the workflow task the newest events wait for).',
+        "Temporal or the scheduler worker did not answer in time. Nothing you sent was lost; retry after `Retry-After` seconds. `unavailable_cause` says how: NO_ANSWER (no answer in time, unreachable, or the call was shed), STALE_CLOCK (the worker refused every read of the schedule: it had not yet run the workflow task the newest events wait for), or CREDENTIALS_REFUSED (Temporal refused the scheduler's own credentials: the operator must renew them).",
       ],
       [
         'internal',
@@ -187,6 +187,20 @@ const bySchedulerCode: Record<SchedulerErrorCode, string> = {
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_UNAVAILABLE = 14;
 export const RETRY_AFTER_SECONDS = 5;
+
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNAUTHENTICATED = 16;
+
+/**
+ * True when Temporal refused the call for this deployment's credentials. The API's own refusals of a tenant
+ * are SchedulerErrors, never gRPC codes: a gRPC PermissionDenied here is the server refusing our key.
+ */
+function isTemporalRefusal(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === GRPC_PERMISSION_DENIED || e.code === GRPC_UNAUTHENTICATED) return true;
+  }
+  return false;
+}
 
 /** True when the error (or one of its causes) is Temporal not answering in time. */
 function isTemporalUnavailable(err: unknown): boolean {
@@ -373,6 +387,19 @@ export function renderProblem(err: unknown, instance: string | undefined): Rende
   if (err instanceof HttpProblem) return problem(instance, err.slug, err.detail, err.extra, err.headers);
   if (hasZodFastifySchemaValidationErrors(err)) return schemaProblem(err as SchemaValidationError, instance);
   if (err instanceof SchedulerError) return schedulerProblem(err, instance);
+  if (isTemporalRefusal(err)) {
+    // Logged as an internal error: the deployment's key or certificate is the operator's to fix.
+    return {
+      ...problem(
+        instance,
+        'unavailable',
+        "Temporal refused the scheduler's credentials; the operator has been alerted. Nothing you sent was changed; retry later",
+        { code: 'UNAVAILABLE', unavailable_cause: 'CREDENTIALS_REFUSED' },
+        { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      ),
+      internal: true,
+    };
+  }
   if (isTemporalUnavailable(err)) {
     return problem(
       instance,

@@ -4,8 +4,9 @@ import { unwatchFile, watchFile } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { productionReasons } from '../../config.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
+import type { TrustProxy } from '../../model/trust-proxy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
-import { reconcileOwners } from '../owners.js';
+import { keyConfigurationGeneration, ownersOf, RevocationsTold, reconcileOwners } from '../owners.js';
 import { backoff } from '../retry.js';
 import type { CalendarPoolOptions } from './calendar-pool.js';
 import { createApiMetrics } from './metrics.js';
@@ -35,6 +36,8 @@ export interface ServeApiOptions {
   rateLimitPerMinute: number;
   /** Failed authentications a minute from one client address before 429 (default 20; 0: no limit). */
   authFailuresPerMinute?: number;
+  /** SCHEDULER_TRUST_PROXY: the proxies whose X-Forwarded-For is believed (default off). */
+  trustProxy?: TrustProxy;
   /** SCHEDULER_CURSOR_SECRET; unset, list cursors hold only on this process. */
   cursorSecret?: string | undefined;
   temporalTimeoutMs: number;
@@ -66,23 +69,33 @@ function configuredKeys(options: ServeApiOptions): { keys: string | undefined; d
   return { keys: dev.spec, devKey: dev.key };
 }
 
+/** The keys in force and their generation (keyConfigurationGeneration), loaded together. */
+interface LoadedKeys {
+  ring: KeyRing;
+  generation: number;
+}
+
 /**
  * Every key change, and periodically (a schedule created with a key in the moment it was removed, a
  * reconcile that met Temporal down): a failed run is retried with backoff until one succeeds, so a revoked
  * owner's schedules stop within a retry (at most RECONCILE_RETRY_MAX_MS) of Temporal answering again.
  */
-function ownerReconcilerOf(options: ServeApiOptions, ring: () => KeyRing) {
-  const signalled = new Set<string>();
+function ownerReconcilerOf(options: ServeApiOptions, keys: () => LoadedKeys, told: RevocationsTold) {
   return ownerReconciler({
     reconcile: async () => {
-      const result = await reconcileOwners(options.client, ring().principals(), {
+      const { ring, generation } = keys();
+      const result = await reconcileOwners(options.client, ring.principals(), {
         taskQueue: options.taskQueue,
         allowMassRevocation: options.allowMassRevocation ?? false,
         maxShare: options.maxRevocationShare ?? 0.5,
-        signalled,
+        generation,
+        told,
       });
       // Loud: a refused report means the keys this process holds are probably not the intended ones.
       if (result.registry.refused) options.log(`REFUSED mass revocation: ${result.registry.refused}`);
+      // Expected for a while on a replica the new keys have not reached yet; for long, a file to check.
+      if (result.registry.outdated)
+        options.log(`key configuration not applied to schedule owners: ${result.registry.outdated}`);
       if (result.registry.newlyRevoked.length > 0)
         options.log(`owners revoked by the key configuration: ${result.registry.newlyRevoked.join(', ')}`);
       return result;
@@ -112,6 +125,7 @@ function apiDependencies(options: ServeApiOptions, ring: () => KeyRing): ApiDepe
     ...(options.authFailuresPerMinute !== undefined
       ? { authFailuresPerMinute: options.authFailuresPerMinute }
       : {}),
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     ...(options.cursorSecret ? { cursorSecret: options.cursorSecret } : {}),
     temporalTimeoutMs: options.temporalTimeoutMs,
     ...(options.calendar ? { calendar: options.calendar } : {}),
@@ -144,12 +158,18 @@ function watchKeyFile(keyFile: string, reload: () => void, log: (line: string) =
 
 export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
   const { keys, devKey } = configuredKeys(options);
-  const load = () => KeyRing.fromConfig({ keys, keyFile: options.apiKeyFile });
+  const startedAt = Date.now();
+  const load = (): LoadedKeys => {
+    // The generation first: see keyConfigurationGeneration.
+    const generation = keyConfigurationGeneration(options.apiKeyFile, startedAt);
+    return { ring: KeyRing.fromConfig({ keys, keyFile: options.apiKeyFile }), generation };
+  };
   // Checked now, so a malformed key configuration fails at start-up rather than at the first call.
-  let ring = load();
+  let loaded = load();
+  const told = new RevocationsTold(() => ownersOf(loaded.ring.principals()));
   // Development mode never revokes: its one key says nothing about the owners of other tenants.
-  const reconciler = devKey ? null : ownerReconcilerOf(options, () => ring);
-  const app = await buildApi(apiDependencies(options, () => ring));
+  const reconciler = devKey ? null : ownerReconcilerOf(options, () => loaded, told);
+  const app = await buildApi(apiDependencies(options, () => loaded.ring));
   await app.listen({ port: options.port, host: options.host });
   reconciler?.request();
   const keyFile = options.apiKeyFile;
@@ -157,8 +177,11 @@ export async function serveApi(options: ServeApiOptions): Promise<RunningApi> {
     ? watchKeyFile(
         keyFile,
         () => {
-          ring = load();
-          options.log(`API keys reloaded from ${keyFile}: ${ring.describe()}`);
+          loaded = load();
+          // An owner back in the keys may resume its schedules here before the next reconcile: if it is
+          // removed again, they must be told again.
+          told.forgetAuthorized();
+          options.log(`API keys reloaded from ${keyFile}: ${loaded.ring.describe()}`);
           reconciler?.request();
         },
         options.log,

@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
+import type { TrustProxy } from '../../model/trust-proxy.js';
 import type { KeyRing } from '../auth.js';
 import { SchedulerClient } from '../client.js';
 import { BackfillSlotLedger } from '../quotas.js';
@@ -37,6 +38,12 @@ export interface ApiDependencies {
   keys: () => KeyRing;
   /** Failed authentications a minute from one client address before it is answered 429; 0: no limit. */
   authFailuresPerMinute?: number;
+  /**
+   * The reverse proxies whose X-Forwarded-For is believed (SCHEDULER_TRUST_PROXY, src/model/trust-proxy.ts):
+   * the client address of the per-address limits is then the client they forwarded for. Default off: the
+   * TCP peer.
+   */
+  trustProxy?: TrustProxy;
   /** Signs list cursors (SCHEDULER_CURSOR_SECRET): replicas with the same one accept each other's cursors. */
   cursorSecret?: string;
   /** The tenant policy in force: what each tenant's targets may reach (checked at create and edit). */

@@ -3,6 +3,7 @@
 import { DAY, MINUTE } from '../floating.js';
 import type { CalendarOptions, Timing, Weekday } from '../timing.js';
 import { checkZone, type Zone, zoneFor } from '../zone.js';
+import { distinctValues, timesOfDay } from './by-lists.js';
 import { englishOrdinal, MONTH_NAMES } from './en.js';
 
 const DAY_NAMES: Record<Weekday, string> = {
@@ -142,13 +143,16 @@ const ruleParts = (body: string): Map<string, string> | undefined => {
 
 function timesWords(hours: number[], minutes: number[], second: number): string | undefined {
   if (hours.length * minutes.length > 12) return undefined;
-  const times: string[] = [];
-  for (const h of hours)
-    for (const m of minutes) times.push(`${pad(h)}:${pad(m)}${second ? `:${pad(second)}` : ''}`);
+  const times = timesOfDay(hours, minutes).map(
+    (t) => `${pad(Math.floor(t / 60))}:${pad(t % 60)}${second ? `:${pad(second)}` : ''}`,
+  );
   return `at ${list(times)}`;
 }
 
-const numbers = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map(Number));
+/** A rule's or a cron field's hours and minutes: each value once (by-lists.ts), undefined if one is not. */
+const hoursOf = (v: string | undefined) => distinctValues(v, 0, 23);
+const minutesOf = (v: string | undefined) => distinctValues(v, 0, 59);
+const distinctNames = (v: string | undefined) => (v === undefined ? undefined : [...new Set(v.split(','))]);
 
 /** The words of an RRULE body in the subset the reader reads back; undefined when it cannot be said. */
 function ruleWords(body: string): string | undefined {
@@ -166,14 +170,14 @@ function ruleWords(body: string): string | undefined {
     'BYSETPOS',
   ]);
   for (const k of p.keys()) if (!known.has(k)) return undefined;
-  const hours = numbers(p.get('BYHOUR'));
-  const minutes = numbers(p.get('BYMINUTE'));
-  const seconds = numbers(p.get('BYSECOND')) ?? [0];
-  if (!hours || !minutes || seconds.length !== 1 || hours.some(Number.isNaN) || minutes.some(Number.isNaN))
-    return undefined;
-  const byday = p.get('BYDAY')?.split(',');
-  const monthDays = numbers(p.get('BYMONTHDAY'));
-  const months = numbers(p.get('BYMONTH'));
+  const hours = hoursOf(p.get('BYHOUR'));
+  const minutes = minutesOf(p.get('BYMINUTE'));
+  const seconds = p.has('BYSECOND') ? distinctValues(p.get('BYSECOND'), 0, 59) : [0];
+  if (!hours || !minutes || seconds?.length !== 1) return undefined;
+  const byday = distinctNames(p.get('BYDAY'));
+  const monthDays = p.has('BYMONTHDAY') ? distinctValues(p.get('BYMONTHDAY'), -31, 31) : undefined;
+  const months = p.has('BYMONTH') ? distinctValues(p.get('BYMONTH'), 1, 12) : undefined;
+  if ((p.has('BYMONTHDAY') && !monthDays) || (p.has('BYMONTH') && !months)) return undefined;
   const setpos = p.get('BYSETPOS');
   const stepped = steppedWords(p, hours, minutes, seconds[0]!, byday, monthDays, months, setpos);
   if (stepped) return stepped;
@@ -235,7 +239,7 @@ function steppedWords(
 ): string | undefined {
   if (p.get('FREQ') !== 'DAILY' || p.has('INTERVAL') || monthDays || months || setpos || second !== 0)
     return undefined;
-  const slots = hours.flatMap((h) => minutes.map((m) => h * 60 + m)).sort((a, b) => a - b);
+  const slots = timesOfDay(hours, minutes).sort((a, b) => a - b);
   if (slots.length < 3 || hours.length * minutes.length <= 2) return undefined;
   const step = slots[1]! - slots[0]!;
   if (slots.some((s, i) => i > 0 && s - slots[i - 1]! !== step)) return undefined;
@@ -265,7 +269,10 @@ function cronWords(expression: string): string | undefined {
   if (f.length !== 5) return undefined;
   const [min, hour, dom, mon, dow] = f as [string, string, string, string, string];
   if (!/^\d+(,\d+)*$/.test(min) || !/^\d+(,\d+)*$/.test(hour) || mon !== '*') return undefined;
-  const at = timesWords(numbers(hour)!, numbers(min)!, 0);
+  const hours = hoursOf(hour);
+  const minutes = minutesOf(min);
+  if (!hours || !minutes) return undefined;
+  const at = timesWords(hours, minutes, 0);
   if (!at) return undefined;
   if (dom === '*' && dow === '*') return `every day ${at}`;
   if (dom === '*') {
@@ -300,11 +307,11 @@ function cronDays(dow: string): Weekday[] | undefined {
 function dstNote(t: Timing, dst: CalendarOptions['dst']): string | undefined {
   if (t.kind !== 'RECURRENCE' && t.kind !== 'CRON') return undefined;
   const [cronMinutes, cronHours] = t.kind === 'CRON' ? t.expression.trim().split(/\s+/) : [];
-  const fixedList = (v: string | undefined) => (/^\d+(,\d+)*$/.test(v ?? '') ? numbers(v) : undefined);
   const parts = t.kind === 'RECURRENCE' ? ruleParts(t.rule) : undefined;
-  const hours = t.kind === 'RECURRENCE' ? numbers(parts?.get('BYHOUR')) : fixedList(cronHours);
-  const minutes = t.kind === 'RECURRENCE' ? numbers(parts?.get('BYMINUTE')) : fixedList(cronMinutes);
-  const times = hours && minutes ? hours.flatMap((h) => minutes.map((m) => h * 60 + m)) : [];
+  // each time once: at most 24 × 60 of them, looked at once per DST change of the year (at most 8)
+  const hours = hoursOf(t.kind === 'RECURRENCE' ? parts?.get('BYHOUR') : cronHours);
+  const minutes = minutesOf(t.kind === 'RECURRENCE' ? parts?.get('BYMINUTE') : cronMinutes);
+  const times = hours && minutes ? timesOfDay(hours, minutes) : [];
   if (times.length === 0) return undefined;
   let zone: Zone;
   try {

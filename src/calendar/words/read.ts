@@ -1476,7 +1476,8 @@ function buildRecurrence(
     parts.push(`BYMONTH=${f.date.mo}`, `BYMONTHDAY=${f.date.d}`);
   }
   if (f.ordWeekdays.length > 0) {
-    parts.push(`BYDAY=${f.ordWeekdays.map((o) => `${o.ord}${o.wd}`).join(',')}`);
+    // a day said twice ("the first Monday and the first Monday") is one day: a rule names each value once
+    parts.push(`BYDAY=${[...new Set(f.ordWeekdays.map((o) => `${o.ord}${o.wd}`))].join(',')}`);
   } else if (weekdays.length > 0) {
     parts.push(`BYDAY=${weekdays.join(',')}`);
   }
@@ -1491,13 +1492,16 @@ function buildRecurrence(
       if (d !== 31) parts.push('BYSETPOS=-1');
       notes.push(`the ${englishOrdinal(d)}, or the last day of a month without one`);
     } else {
-      parts.push(`BYMONTHDAY=${f.monthDays.join(',')}`);
+      parts.push(`BYMONTHDAY=${[...new Set(f.monthDays)].join(',')}`);
       if (big.length > 0)
         notes.push(`the ${englishOrdinal(Math.max(...big))}: months without one are skipped`);
     }
   }
   let rule: string;
-  const ts = times.length > 0 ? times : [{ h: 0, m: 0, s: 0 }];
+  const ts =
+    times.length > 0
+      ? [...new Map(times.map((t) => [`${t.h}:${t.m}:${t.s}`, t])).values()]
+      : [{ h: 0, m: 0, s: 0 }];
   if (times.length === 0) notes.push('no time of day given: at 00:00');
   const sameMinute = new Set(ts.map((t) => `${t.m}:${t.s}`)).size === 1;
   const sameHour = new Set(ts.map((t) => t.h)).size === 1;

@@ -5,13 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Health } from '../../../model/http.js';
 import { BearerSecret } from '../../auth.js';
 import type { ApiMetrics } from '../metrics.js';
-import {
-  HttpProblem,
-  problemResponses,
-  problemTypes,
-  RETRY_AFTER_SECONDS,
-  unauthorized,
-} from '../problems.js';
+import { HttpProblem, problemTypes, RETRY_AFTER_SECONDS, unauthorized } from '../problems.js';
 import type { Readiness } from '../readiness.js';
 
 export interface OpsRouteOptions {
@@ -79,8 +73,11 @@ function probes(app: App, readiness: OpsRouteOptions['readiness']): void {
         tags: ['operations'],
         summary: 'Temporal is reachable and a scheduler worker polls its task queue',
         security: [],
-        response: { 200: Health, 503: Health, ...problemResponses(429) },
+        response: { 200: Health, 503: Health },
       },
+      // Answered from the readiness cache (one check per interval, whoever asks): as cheap as /healthz, and
+      // a load balancer's health checks must not share a bucket its callers can empty.
+      config: { rateLimit: false },
     },
     async (request, reply) => {
       const checks = await readiness(request.log);
@@ -90,7 +87,7 @@ function probes(app: App, readiness: OpsRouteOptions['readiness']): void {
     },
   );
   // Kept for scripts written against 0.1: the same as /readyz's Temporal check.
-  app.get('/v1/health', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/v1/health', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
     const { temporal } = await readiness(request.log);
     if (temporal === 'reachable') return { status: 'ok', temporal };
     return reply

@@ -30,6 +30,7 @@ import { RECENT_OCCURRENCES_KEPT } from '../../../model/views.js';
 import type { SchedulerClient } from '../../client.js';
 import { SchedulerError } from '../../errors.js';
 import { COMMON_PROBLEMS as common, HttpProblem, problemResponses } from '../problems.js';
+import { REQUEST_UNIT_COSTS, TENANT_RECOMPUTE_INTERVAL_MS } from '../tenant-rate-limit.js';
 
 export interface ScheduleRouteOptions {
   /** The SDK scoped to the request's principal. */
@@ -262,13 +263,18 @@ const recomputeSchedules: Route = (app, { sdkFor, withDeadline }) =>
       schema: {
         tags,
         summary: "Recompute every running schedule of the caller's tenant (those depending on `zone`)",
-        description:
-          'POST /v1/schedules/{id}/recompute on each, a few at a time (one recomputed less than a minute ago is left out). Schedules that could not be asked are listed in `failed`: run it again (with `if_older_than` it skips what is done).',
+        description: `POST /v1/schedules/{id}/recompute on each, a few at a time (one recomputed less than a minute ago is left out). Once per tenant every ${TENANT_RECOMPUTE_INTERVAL_MS / 60_000} minutes (429 with Retry-After before then; a recompute that found no schedule does not count), charged to the tenant's rate limit for each schedule it asks, as that route is. Schedules that could not be asked are listed in \`failed\`: recompute them one by one, or run it again after the interval (with \`if_older_than\` it skips what is done).`,
         body: RecomputeRequest,
         response: { 200: RecomputeSummary, ...problemResponses(...common, 422) },
       },
     },
-    async (request) => withDeadline(() => sdkFor(request).recompute(request.body)),
+    async (request) =>
+      withDeadline(() =>
+        sdkFor(request).recompute(request.body, {
+          // Each schedule asked is an update (a workflow task on the shared worker): charged as one recompute.
+          onAsk: () => request.chargeTenant?.(REQUEST_UNIT_COSTS.recompute),
+        }),
+      ),
   );
 
 const listOccurrences: Route = (app, { sdkFor, withDeadline }) =>
