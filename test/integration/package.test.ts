@@ -169,7 +169,8 @@ describe('durable-scheduler as an installed dependency', () => {
 
   it('the README test of its own schedule passes on the time-skipping server (a day skipped, the job ran)', async () => {
     // The test server this repository's bootstrap cached, handed over the way the README says.
-    const r = await inProject(process.execPath, ['--test', 'out/report.test.js'], {
+    // TAP on every Node release (the default reporter off a terminal is TAP on 20, spec from 23).
+    const r = await inProject(process.execPath, ['--test', '--test-reporter=tap', 'out/report.test.js'], {
       TEMPORAL_TEST_SERVER_PATH: testServerPath(),
     });
     expect(r.stdout).toMatch(/^# pass 1$/m);

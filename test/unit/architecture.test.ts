@@ -66,8 +66,20 @@ describe('architecture: dependencies run one way', () => {
       violations((e) => {
         if (layerOf(e.file) !== 'calendar') return null;
         if (e.target) return layerOf(e.target) === 'calendar' ? null : 'calendar is the bottom layer';
+        // the pinned holiday data (pure, compiled in, no I/O), in its one adapter only (issue 43)
+        if (e.specifier === 'date-holidays' && e.file === 'calendar/holiday-data.ts') return null;
         return allowed.has(e.specifier) ? null : 'calendar uses only luxon, rrule and zod';
       }),
+    ).toEqual([]);
+  });
+
+  it('the holiday data stays out of the calendar and the workflows (whose bundle imports the calendar)', () => {
+    expect(
+      violations((e) =>
+        e.target === 'calendar/holiday-data.ts' && ['calendar', 'workflows'].includes(layerOf(e.file))
+          ? 'the holiday data is passed to the calendar as a value, built outside it'
+          : null,
+      ),
     ).toEqual([]);
   });
 

@@ -3,6 +3,7 @@
 // public routes, per tenant weighted by cost behind a key). Registered by app.ts, in this order.
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkZone } from '../../calendar/zone.js';
 import { clientOf, FailedAuthThrottle } from './auth-throttle.js';
 import { HttpProblem, unauthorized } from './problems.js';
 import type { ApiDependencies } from './server.js';
@@ -137,6 +138,21 @@ function rateHeaders(reply: FastifyReply, decision: RateDecision): void {
  * its body costs its tenant too), the rest of its cost once it passed validation. A tenant-wide recompute
  * also waits its turn (once per TENANT_RECOMPUTE_INTERVAL_MS) and is charged per schedule it asks.
  */
+/**
+ * Whether a recompute's `zone` (if any) is one the calendar knows: one that is not is refused by the handler
+ * (422 naming `zone`) and asks nothing, so it neither takes nor waits for the tenant's turn.
+ */
+function namesKnownZone(body: unknown): boolean {
+  const zone = (body as { zone?: unknown } | undefined)?.zone;
+  if (zone === undefined) return true;
+  try {
+    checkZone('zone', zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit: number): void {
   const now = deps.now ?? Date.now;
   const tenantLimiter = new TenantRateLimiter(60_000, now);
@@ -163,7 +179,11 @@ function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit:
     const cost = requestCost(request.method, request.routeOptions.url, request.query);
     const rest = cost - Math.min(REQUEST_UNIT_COSTS.beforeValidation, cost);
     if (rest > 0) take(request, reply, rest, cost);
-    if (request.method === 'POST' && request.routeOptions.url === '/v1/recompute') {
+    if (
+      request.method === 'POST' &&
+      request.routeOptions.url === '/v1/recompute' &&
+      namesKnownZone(request.body)
+    ) {
       const tenant = principal.tenant_id;
       const turn = recomputes.enter(tenant);
       if (!('token' in turn)) {

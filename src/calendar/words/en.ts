@@ -59,6 +59,9 @@ const words: Record<string, LexToken> = {
   notify: kw('remind'),
   of: kw('of'),
   time: kw('time-word'),
+  past: kw('past'),
+  half: kw('half'),
+  but: kw('except'),
   // numbers
   a: { k: 'num', v: 1, article: true },
   an: { k: 'num', v: 1, article: true },
@@ -87,6 +90,8 @@ const words: Record<string, LexToken> = {
   'forty-five': num(45),
   fifty: num(50),
   sixty: num(60),
+  seventy: num(70),
+  eighty: num(80),
   ninety: num(90),
   hundred: num(100),
   // units
@@ -159,6 +164,23 @@ const words: Record<string, LexToken> = {
   also: FILLER,
   with: FILLER,
 };
+
+// twenty-one … ninety-nine (written apart, "twenty five" is joined by the tokenizer)
+const TENS: Array<[string, number]> = [
+  ['twenty', 20],
+  ['thirty', 30],
+  ['forty', 40],
+  ['fifty', 50],
+  ['sixty', 60],
+  ['seventy', 70],
+  ['eighty', 80],
+  ['ninety', 90],
+];
+const UNITS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+for (const [ten, v] of TENS)
+  UNITS.forEach((u, i) => {
+    words[`${ten}-${u}`] = num(v + i + 1);
+  });
 
 const WEEKDAYS: Array<[Weekday, string[]]> = [
   ['MO', ['monday', 'mon']],

@@ -173,6 +173,12 @@ function ruleWords(body: string): string | undefined {
   const hours = hoursOf(p.get('BYHOUR'));
   const minutes = minutesOf(p.get('BYMINUTE'));
   const seconds = p.has('BYSECOND') ? distinctValues(p.get('BYSECOND'), 0, 59) : [0];
+  // "every hour at 15 minutes past the hour": one minute of every hour, and nothing else
+  if (p.get('FREQ') === 'HOURLY') {
+    const only = [...p.keys()].every((k) => ['FREQ', 'BYMINUTE', 'BYSECOND'].includes(k));
+    if (!only || minutes?.length !== 1 || seconds?.length !== 1 || seconds[0] !== 0) return undefined;
+    return minutes[0] === 0 ? 'every hour on the hour' : `every hour at ${minutes[0]} minutes past the hour`;
+  }
   if (!hours || !minutes || seconds?.length !== 1) return undefined;
   const byday = distinctNames(p.get('BYDAY'));
   const monthDays = p.has('BYMONTHDAY') ? distinctValues(p.get('BYMONTHDAY'), -31, 31) : undefined;
@@ -248,7 +254,12 @@ function steppedWords(
   const hm = (m: number) => `${pad(Math.floor(m / 60))}:${pad(m % 60)}`;
   const every = step % 60 === 0 ? (step === 60 ? 'hour' : `${step / 60} hours`) : `${step} minutes`;
   const days = byday ? ` on ${dayListWords(byday)}` : '';
-  return `every ${every} from ${hm(slots[0]!)} to ${hm(slots[slots.length - 1]! + step)}${days}`;
+  const end = slots[slots.length - 1]! + step;
+  // the whole day, each step at a minute past the hour: "every 2 hours at :30"
+  if (step % 60 === 0 && slots[0]! < step && slots.length * step === 1440)
+    return `every ${every} ${slots[0]! % 60 === 0 ? 'on the hour' : `at :${pad(slots[0]! % 60)}`}${days}`;
+  if (end > 1440) return undefined;
+  return `every ${every} from ${hm(slots[0]!)} to ${hm(end)}${days}`;
 }
 
 /**

@@ -54,7 +54,11 @@ export type Keyword =
   | 'only' // "; only from 09:00 to 18:00 on weekdays": an explicit calendar window follows
   | 'window-skip' // skipped outside
   | 'window-defer' // deferred to the next opening
-  | 'from-creation'; // counted from the schedule's creation: a period's parity stays with the creation
+  | 'from-creation' // counted from the schedule's creation: a period's parity stays with the creation
+  | 'past' // quarter past 10, 15 minutes past the hour
+  | 'half' // half past 9, в половине десятого
+  | 'quarter-hour' // четверть десятого, без четверти десять (English "quarter" is the unit)
+  | 'less'; // без четверти десять
 
 export type LexToken =
   | { k: 'kw'; v: Keyword }

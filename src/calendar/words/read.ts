@@ -69,7 +69,6 @@ interface Features {
   once: boolean;
   delay?: Amounts;
   anchor?: string;
-  anchorEvent?: string;
   fixedDelay: boolean;
   /** A part of the day said apart from the hour ("every morning at 8", "Sunday night at 11"). */
   dayPart?: PartOfDay;
@@ -86,10 +85,26 @@ interface Features {
   starts?: DateFeature | { kind: 'instant'; iso: string };
   ends?: DateFeature | { kind: 'instant'; iso: string } | { kind: 'month'; mo: number; y?: number };
   maxCount?: number;
+  /** A DST policy an explanation states ("; a time that does not exist is skipped"). */
+  dst?: Reading['options']['dst'];
+  /** "every hour at :15", "on the half hour", "в 15 минут каждого часа": the minute past each hour. */
+  minuteOfHour?: number;
+  /** "on the 15th" with no "of every month": a day of the month that does not say it repeats. */
+  looseMonthDay?: string;
+  /** "twice a day", "3 times a day": how many times of day the words must name. */
+  perCount?: { n: number; unit: Unit; raw: string };
   notes: string[];
 }
 
-class Unreadable extends Error {}
+/** A refusal; `words` are the words it is about (an event with no instant, a sign nothing reads). */
+class Unreadable extends Error {
+  constructor(
+    message: string,
+    readonly words: Word[] = [],
+  ) {
+    super(message);
+  }
+}
 
 /** Reads `text` (English or Russian) into readings of structured timing; never throws for any text. */
 export function readSchedule(text: string, input: ReadInput): ReadOutcome {
@@ -98,7 +113,8 @@ export function readSchedule(text: string, input: ReadInput): ReadOutcome {
     return readIn(text, input, language);
   } catch (e) {
     if (e instanceof Unreadable || e instanceof CalendarError) {
-      return { kind: 'unread', language, reason: e.message, unread: [] };
+      const unread = e instanceof Unreadable ? e.words.map((w) => ({ word: w.raw, offset: w.offset })) : [];
+      return { kind: 'unread', language, reason: e.message, unread };
     }
     throw e;
   }
@@ -115,8 +131,25 @@ const zoneIdOf = (id: string): string | undefined => {
 /** The DST clauses an explanation ends with (explain.ts): they restate the policy, so reading drops them. */
 const DST_CLAUSE = /;\s*\d{2}:\d{2} on (?:spring-forward|fall-back) days [^;]*/gi;
 
+/**
+ * The clauses an explanation gives a non-default DST policy in (explain.ts): read back as that policy, so
+ * that a reading explained is the same reading when read again.
+ */
+const DST_POLICY =
+  /;\s*(?:a time that does not exist is (skipped|moved to the first valid time)|a repeated time fires (twice|at the second))(?=\s*(?:;|$))/gi;
+
 function readIn(original: string, input: ReadInput, language: WordsLanguage): ReadOutcome {
-  const text = original.replace(DST_CLAUSE, (s) => ' '.repeat(s.length));
+  let dst: Reading['options']['dst'];
+  const text = original
+    .replace(DST_CLAUSE, (s) => ' '.repeat(s.length))
+    .replace(DST_POLICY, (s, gap: string | undefined, fold: string | undefined) => {
+      dst = {
+        ...dst,
+        ...(gap ? { gap: gap.toLowerCase() === 'skipped' ? 'SKIP' : 'NEXT_VALID' } : {}),
+        ...(fold ? { fold: fold.toLowerCase() === 'twice' ? 'BOTH' : 'LAST' } : {}),
+      };
+      return ' '.repeat(s.length);
+    });
   const literal = readLiteral(text, input, language);
   if (literal) return literal;
   const words = tokenize(text, LEXICONS[language], zoneIdOf);
@@ -134,15 +167,13 @@ function readIn(original: string, input: ReadInput, language: WordsLanguage): Re
     };
   }
   for (const w of words) if (w.corrected) f.notes.push(`read "${w.raw}" as "${w.corrected}"`);
+  if (dst) f.dst = dst;
   return assemble(f, input, language);
 }
 
 function ignorable(tok: Token): boolean {
   if (tok.k === 'filler' || tok.k === 'punct') return true;
-  return (
-    tok.k === 'kw' &&
-    ['at', 'on', 'of', 'and', 'in', 'by', 'time-word', 'once', 'twice', 'this'].includes(tok.v)
-  );
+  return tok.k === 'kw' && ['at', 'on', 'of', 'and', 'in', 'by', 'time-word', 'once', 'this'].includes(tok.v);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -170,11 +201,36 @@ function readLiteral(text: string, input: ReadInput, language: WordsLanguage): R
   }
   let zone: string | undefined;
   const words = tokenize(rest, LEXICONS[language], zoneIdOf);
-  for (const w of words) {
+  // the bounds an explanation writes after a literal rule: "starting <instant>", "until <instant>",
+  // "10 times", "counted from the schedule's creation" (a literal rule's own count)
+  const options: Reading['options'] = {};
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    const next = words[k + 1]?.tok;
     if (w.tok.k === 'zone') {
       zone = w.tok.v;
       w.used = true;
-    }
+    } else if (
+      w.tok.k === 'kw' &&
+      (w.tok.v === 'starting' || w.tok.v === 'until') &&
+      next?.k === 'iso' &&
+      next.offset
+    ) {
+      if (w.tok.v === 'starting') options.starts_at = next.text;
+      else options.ends_at = next.text;
+      w.used = true;
+      words[k + 1]!.used = true;
+      k++;
+    } else if (
+      w.tok.k === 'num' &&
+      !w.tok.article &&
+      ((next?.k === 'kw' && next.v === 'times') || words[k + 1]?.raw === 'time')
+    ) {
+      options.max_count = w.tok.v;
+      w.used = true;
+      words[k + 1]!.used = true;
+      k++;
+    } else if (w.tok.k === 'kw' && w.tok.v === 'from-creation') w.used = true;
   }
   const unread = words.filter((w) => !w.used && !ignorable(w.tok));
   if (unread.length > 0) {
@@ -193,7 +249,7 @@ function readLiteral(text: string, input: ReadInput, language: WordsLanguage): R
   const timing: Timing = cron
     ? { kind: 'CRON', expression: body, timezone: zone }
     : { kind: 'RECURRENCE', rule: body, timezone: zone };
-  return { kind: 'read', language, readings: [{ timing, options: {}, notes: [] }] };
+  return { kind: 'read', language, readings: [{ timing, options, notes: [] }] };
 }
 
 function zoneRequired(language: WordsLanguage): ReadOutcome {
@@ -285,17 +341,62 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
       return j;
     }
   }
+  // "the first business day of the month", "in 3 business days", "последний рабочий день": business days
+  // are counted by a working calendar, which these words do not read yet; never a plain weekday
+  if ((t.k === 'num' || t.k === 'ord' || t.k === 'ordnum') && c.is(i + 1, 'weekdays', 'work')) {
+    throw new Unreadable(
+      `"${c.words[i]!.raw} ${c.words[i + 1]!.raw}": counting or numbering business days ("the first business day of the month", "in 3 business days") is not read yet; say the days ("every weekday", "on the 1st of every month") or create the timing`,
+      [c.words[i]!, c.words[i + 1]!],
+    );
+  }
+  {
+    const moh = minuteOfHour(c, i, false);
+    if (moh) {
+      setMinuteOfHour(f, moh.m, c.words[i]!);
+      return moh.next;
+    }
+  }
   if (t.k === 'kw') {
     switch (t.v) {
+      case 'on': {
+        // "on the hour", "on the half hour"
+        let j = i + 1;
+        if (c.is(j, 'filler') && c.raw(j) === 'the') j++;
+        const u = c.tok(j);
+        if (u?.k === 'unit' && u.v === 'hour' && !u.plural) {
+          setMinuteOfHour(f, 0, c.words[i]!);
+          return j + 1;
+        }
+        if (u?.k === 'half-hour') {
+          setMinuteOfHour(f, 30, c.words[i]!);
+          return j + 1;
+        }
+        return undefined;
+      }
+      case 'half':
+      case 'quarter-hour':
+      case 'less': {
+        const tl = timeList(c, i, true);
+        if (tl) {
+          f.times.push(...tl.choices);
+          return tl.next;
+        }
+        return undefined;
+      }
       case 'from-creation':
         f.fromCreation = true;
         return i + 1;
       case 'only':
         f.window = { days: [], outside: 'DEFER' };
         return i + 1;
-      case 'except':
+      case 'except': {
+        // "except weekends", "кроме среды": days must follow, else "except" says nothing read
+        let j = i + 1;
+        if (c.kw(j, 'on')) j++;
+        if (!(c.is(j, 'weekday') || c.is(j, 'weekdays'))) return undefined;
         f.excepting = true;
-        return i + 1;
+        return j;
+      }
       case 'dst-day':
         setDate(f, { kind: 'dst-change' });
         return i + 1;
@@ -310,9 +411,15 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
         for (let k = i - 1; k >= 0 && c.tok(k)?.k === 'unknown' && /'s$|’s$/i.test(c.words[k]!.raw); k--)
           c.words[k]!.used = true;
         return i + 1;
-      case 'once':
+      case 'once': {
         f.once = true;
+        const per = perPeriod(c, i + 1, f);
+        if (per !== undefined) {
+          f.perCount = { n: 1, unit: f.every!.unit, raw: c.words[i]!.raw };
+          return per;
+        }
         return i + 1;
+      }
       case 'business-hours':
         f.hours = { ...BUSINESS, business: true, inclusive: false };
         return i + 1;
@@ -340,12 +447,16 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
           quarterly: { unit: 'quarter', n: 1 },
           fortnightly: { unit: 'week', n: 2 },
         };
-        // "the last Friday of every month" leaves the frequency to the ordinal
-        if (!(t.v === 'monthly' && f.every?.unit === 'month')) f.every ??= every[t.v]!;
+        period(f, every[t.v]!);
         return i + 1;
       }
-      case 'twice':
-        return perPeriod(c, i + 1, f) ?? i + 1;
+      case 'twice': {
+        // "twice" says how often only with its period ("twice a day"); alone it is not placed
+        const per = perPeriod(c, i + 1, f);
+        if (per === undefined) return undefined;
+        f.perCount = { n: 2, unit: f.every!.unit, raw: c.words[i]!.raw };
+        return per;
+      }
       case 'in':
       case 'delay': {
         const d = duration(c, i + 1, t.v === 'delay');
@@ -371,6 +482,14 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
       case 'from':
       case 'between':
       case 'starting': {
+        // "from Monday to Friday", "с понедельника по пятницу": the weekday part reads the range
+        if (
+          t.v === 'from' &&
+          c.is(i + 1, 'weekday') &&
+          c.kw(i + 2, 'to', 'until', 'by') &&
+          c.is(i + 3, 'weekday')
+        )
+          return i + 1;
         const range = t.v === 'starting' ? undefined : hoursRange(c, i + 1);
         if (range) {
           if (f.window) {
@@ -383,6 +502,11 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
         if (when) {
           f.starts = when.value;
           return when.next;
+        }
+        // "from Monday", "starting Friday": the first such day after today, as "on Monday" is
+        if (t.v !== 'between' && c.is(i + 1, 'weekday') && !c.kw(i + 2, 'to', 'until', 'by')) {
+          f.starts = { kind: 'weekday', wd: (c.tok(i + 1) as { v: Weekday }).v, allowToday: false };
+          return i + 2;
         }
         return undefined;
       }
@@ -420,6 +544,12 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
           f.times.push(...tl.choices);
           return tl.next;
         }
+        // "at :15", "at 15 minutes past the hour", "в 15 минут каждого часа"
+        const moh = t.v === 'at' ? minuteOfHour(c, i + 1, true) : undefined;
+        if (moh) {
+          setMinuteOfHour(f, moh.m, c.words[i + 1]!);
+          return moh.next;
+        }
         return undefined;
       }
       default:
@@ -430,13 +560,17 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
   if (t.k === 'num' && !t.article && (c.kw(i + 1, 'times') || (t.v === 1 && c.raw(i + 1) === 'time'))) {
     // "3 times a day" is a frequency, told by its times; "10 times" a count
     const per = perPeriod(c, i + 2, f);
-    if (per !== undefined) return per;
+    if (per !== undefined) {
+      f.perCount = { n: t.v, unit: f.every!.unit, raw: `${c.words[i]!.raw} ${c.words[i + 1]!.raw}` };
+      return per;
+    }
     f.maxCount = t.v;
     return i + 2;
   }
-  if ((t.k === 'num' || t.k === 'ordnum') && c.kw(i + 1, 'day-of-month')) {
+  if ((t.k === 'num' || t.k === 'ordnum' || (t.k === 'ord' && t.v >= 1)) && c.kw(i + 1, 'day-of-month')) {
+    // "15 числа", "первого числа": a day of every month (of every quarter when it says so)
     f.monthDays.push(t.v);
-    return i + 2;
+    return ofMonth(c, i + 2, f);
   }
   if (t.k === 'num' || t.k === 'decimal' || t.k === 'half-hour' || t.k === 'and-a-half' || t.k === 'unit') {
     const d = duration(c, i, reminding || t.k === 'unit', undefined, reminding);
@@ -480,8 +614,30 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
   // days: "Monday and Thursday", "on Mondays", "по понедельникам", "on weekdays"
   if (t.k === 'weekday' || t.k === 'weekdays') {
     let j = i;
+    // "по пн, ср, пт": days after по repeat, as "по понедельникам" does
+    if (c.kw(i - 1, 'by') && !f.excepting && f.window?.from === undefined) f.weekdaysRepeat = true;
     while (c.is(j, 'weekday') || c.is(j, 'weekdays')) {
       const w = c.tok(j) as Token & { k: 'weekday' | 'weekdays' };
+      if (w.k === 'weekday' && c.kw(j + 1, 'to', 'until', 'by') && c.is(j + 2, 'weekday')) {
+        // "Monday to Friday", "Monday through Friday", "с понедельника по пятницу": a range of days repeats
+        const from = WEEKDAY_ORDER.indexOf(w.v);
+        const to = WEEKDAY_ORDER.indexOf((c.tok(j + 2) as { v: Weekday }).v);
+        const days: Weekday[] = [];
+        for (let d = from; ; d = (d + 1) % 7) {
+          days.push(WEEKDAY_ORDER[d]!);
+          if (d === to) break;
+        }
+        if (f.excepting) f.exceptDays.push(...days);
+        else if (f.window?.from !== undefined) f.window.days.push(...days);
+        else {
+          f.weekdays.push(...days);
+          f.weekdaysRepeat = true;
+        }
+        j += 3;
+        if ((c.kw(j, 'and') || c.is(j, 'punct', ',')) && (c.is(j + 1, 'weekday') || c.is(j + 1, 'weekdays')))
+          j++;
+        continue;
+      }
       if (f.excepting) {
         f.exceptDays.push(...(w.k === 'weekday' ? [w.v] : w.v === 'work' ? WORK : WEEKEND));
       } else if (f.window?.from !== undefined) {
@@ -511,34 +667,153 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
     return i + 1;
   }
   // "the last Friday of every month", "в первый понедельник месяца", "the last day of the month", "the 15th"
-  if (t.k === 'ord') {
-    if (c.is(i + 1, 'weekday')) {
-      f.ordWeekdays.push({ ord: t.v, wd: (c.tok(i + 1) as { v: Weekday }).v });
-      return ofMonth(c, i + 2, f);
+  if (t.k === 'ord' || t.k === 'ordnum') {
+    // "the first and third Monday", "the 2nd and 4th Tuesday": every ordinal of the list, none dropped
+    const ords: number[] = [];
+    let j = i;
+    while (c.is(j, 'ord') || c.is(j, 'ordnum')) {
+      ords.push((c.tok(j) as { v: number }).v);
+      j++;
+      if ((c.kw(j, 'and') || c.is(j, 'punct', ',')) && (c.is(j + 1, 'ord') || c.is(j + 1, 'ordnum'))) j++;
+      else break;
     }
+    if (c.is(j, 'weekday')) {
+      const wd = (c.tok(j) as { v: Weekday }).v;
+      for (const ord of ords) {
+        if (!(ord === -1 || (ord >= 1 && ord <= 5)))
+          throw new Unreadable(`a month has at most five of each weekday`, [c.words[i]!]);
+        f.ordWeekdays.push({ ord, wd });
+      }
+      return ofMonth(c, j + 1, f);
+    }
+  }
+  const monthContext = () => f.every?.unit === 'month' || f.every?.unit === 'quarter';
+  if (t.k === 'ord') {
     if (c.is(i + 1, 'unit') && (c.tok(i + 1) as { v: Unit }).v === 'day') {
-      if (t.v !== -1 && !(c.kw(i + 2, 'of') || c.kw(i + 2, 'monthly') || c.is(i + 2, 'unit')))
+      // "the first day of every month", "quarterly on the first day", "в первый день каждого квартала"
+      if (
+        t.v !== -1 &&
+        !(c.kw(i + 2, 'of', 'monthly', 'quarterly', 'every') || c.is(i + 2, 'unit') || monthContext())
+      )
         return undefined;
       f.monthDays.push(t.v === -1 ? -1 : t.v);
       return ofMonth(c, i + 2, f);
     }
+    // "the first of every month", "monthly on the first", "the second of the month"
+    if (c.kw(i + 1, 'monthly', 'of') || monthContext()) {
+      const next = ofMonth(c, i + 1, f);
+      if (next === i + 1 && !monthContext()) return undefined;
+      f.monthDays.push(t.v);
+      return next;
+    }
     return undefined;
-  }
-  if (t.k === 'ordnum' && c.is(i + 1, 'weekday') && t.v >= 1 && t.v <= 5) {
-    f.ordWeekdays.push({ ord: t.v, wd: (c.tok(i + 1) as { v: Weekday }).v });
-    return ofMonth(c, i + 2, f);
   }
   if (t.k === 'ordnum' && !c.is(i + 1, 'month')) {
     let j = i;
+    let said = false;
     while (c.is(j, 'ordnum')) {
       f.monthDays.push((c.tok(j) as { v: number }).v);
       j++;
-      if (c.kw(j, 'day-of-month')) j++;
+      if (c.kw(j, 'day-of-month')) {
+        said = true;
+        j++;
+      }
       if ((c.kw(j, 'and') || c.is(j, 'punct', ',')) && c.is(j + 1, 'ordnum')) j++;
     }
-    return ofMonth(c, j, f);
+    const next = ofMonth(c, j, f);
+    // "on the 15th" alone: once on the next 15th, or every month? the words must say (checked when read)
+    if (next === j && !said) f.looseMonthDay ??= c.words[i]!.raw;
+    return next;
   }
   return undefined;
+}
+
+/** "the hour" after "past", or nothing: the minute-of-hour forms end there. */
+function theHour(c: Cursor, k: number): number {
+  if (c.is(k, 'filler') && c.raw(k) === 'the' && c.is(k + 1, 'unit', 'hour')) return k + 2;
+  return k;
+}
+
+/**
+ * A minute past every hour: ":15", "15 minutes past (the hour)", "quarter past", "half past" (no hour
+ * after), and after "at" / "в" also "15 minutes" ("в 15 минут каждого часа"). Undefined when none is there.
+ */
+function minuteOfHour(c: Cursor, i: number, afterAt: boolean): { m: number; next: number } | undefined {
+  const t = c.tok(i);
+  if (t?.k === 'minute-mark') {
+    if (!/^:\d\d$/.test(c.words[i]!.raw) || t.m > 59)
+      throw new Unreadable(`"${c.words[i]!.raw}" is not a minute past the hour (":00" to ":59")`, [
+        c.words[i]!,
+      ]);
+    return { m: t.m, next: theHour(c, i + 1) };
+  }
+  const past = pastForm(c, i);
+  if (past?.kind === 'minute') return { m: past.m, next: past.next };
+  if (
+    afterAt &&
+    t?.k === 'num' &&
+    !t.article &&
+    c.is(i + 1, 'unit', 'minute') &&
+    !c.kw(i + 2, 'past', 'to')
+  ) {
+    if (t.v > 59)
+      throw new Unreadable(`${t.v} minutes past the hour is not a minute of an hour`, [c.words[i]!]);
+    return { m: t.v, next: i + 2 };
+  }
+  return undefined;
+}
+
+function setMinuteOfHour(f: Features, m: number, word: Word): void {
+  if (f.minuteOfHour !== undefined && f.minuteOfHour !== m)
+    throw new Unreadable('two minutes past the hour named', [word]);
+  f.minuteOfHour = m;
+}
+
+/** The minutes before "past" / "to": "quarter", "a quarter", "half", "20", "twenty", "15 minutes". */
+function minutesWord(c: Cursor, i: number): { m: number; next: number; named: boolean } | undefined {
+  let j = i;
+  const t = c.tok(j);
+  if (t?.k === 'num' && t.article && c.is(j + 1, 'unit', 'quarter')) j++;
+  const u = c.tok(j);
+  if (u?.k === 'unit' && u.v === 'quarter' && !u.plural) return { m: 15, next: j + 1, named: true };
+  if (j === i && u?.k === 'kw' && u.v === 'half') return { m: 30, next: j + 1, named: true };
+  if (j === i && u?.k === 'num' && !u.article && u.v >= 1 && u.v <= 59) {
+    if (c.is(j + 1, 'unit', 'minute')) return { m: u.v, next: j + 2, named: true };
+    return { m: u.v, next: j + 1, named: false };
+  }
+  return undefined;
+}
+
+/**
+ * "quarter past 10", "half past 9", "20 past 7", "quarter to 10", "15 minutes to 8" (a time of day), or
+ * "quarter past", "15 minutes past the hour" (a minute of every hour). "N to H" needs "quarter" or
+ * "minutes": "from 5 to 9" is a range of hours.
+ */
+function pastForm(
+  c: Cursor,
+  i: number,
+):
+  | { kind: 'time'; choice: TimeChoice; next: number }
+  | { kind: 'minute'; m: number; next: number }
+  | undefined {
+  const mw = minutesWord(c, i);
+  if (!mw) return undefined;
+  const past = c.kw(mw.next, 'past');
+  const to = c.kw(mw.next, 'to') && mw.named;
+  if (!past && !to) return undefined;
+  const k = mw.next + 1;
+  const hour = c.is(k, 'hhmm') ? undefined : time(c, k, true);
+  if (hour && hour.choice.times.length === 1 && hour.choice.times[0]!.m === 0) {
+    const h0 = hour.choice.times[0]!.h;
+    const h = past ? h0 : (h0 + 23) % 24;
+    const m = past ? mw.m : 60 - mw.m;
+    const choice: TimeChoice = { times: [{ h, m, s: 0 }] };
+    if (hour.choice.question) choice.question = hour.choice.question.replace(/:00/g, `:${pad(m)}`);
+    if (hour.choice.note) choice.note = hour.choice.note;
+    return { kind: 'time', choice, next: hour.next };
+  }
+  if (!past) return undefined;
+  return { kind: 'minute', m: mw.m, next: theHour(c, k) };
 }
 
 /** "(twice) a day", "(3 times) per week", "(два раза) в день": how often, the times say when. */
@@ -551,15 +826,15 @@ function perPeriod(c: Cursor, j: number, f: Features): number | undefined {
   };
   const t = c.tok(j);
   if (t?.k === 'kw' && every[t.v]) {
-    f.every ??= { unit: every[t.v]!, n: 1 };
+    period(f, { unit: every[t.v]!, n: 1 });
     return j + 1;
   }
   if (t?.k === 'num' && t.article && c.is(j + 1, 'unit')) {
-    f.every ??= { unit: (c.tok(j + 1) as { v: Unit }).v, n: 1 };
+    period(f, { unit: (c.tok(j + 1) as { v: Unit }).v, n: 1 });
     return j + 2;
   }
   if (t?.k === 'kw' && t.v === 'per' && c.is(j + 1, 'unit')) {
-    f.every ??= { unit: (c.tok(j + 1) as { v: Unit }).v, n: 1 };
+    period(f, { unit: (c.tok(j + 1) as { v: Unit }).v, n: 1 });
     return j + 2;
   }
   return undefined;
@@ -570,7 +845,12 @@ function ofMonth(c: Cursor, j: number, f: Features): number {
   if (c.kw(k, 'of')) k++;
   if (c.kw(k, 'every')) k++;
   if (c.kw(k, 'monthly') || (c.is(k, 'unit') && (c.tok(k) as { v: Unit }).v === 'month')) {
-    f.every ??= { unit: 'month', n: 1 };
+    period(f, { unit: 'month', n: 1 });
+    return k + 1;
+  }
+  if (c.kw(k, 'quarterly') || (c.is(k, 'unit') && (c.tok(k) as { v: Unit }).v === 'quarter')) {
+    // "the first day of every quarter", "первого числа каждого квартала"
+    period(f, { unit: 'quarter', n: 1 });
     return k + 1;
   }
   return j;
@@ -582,7 +862,7 @@ function scanEvery(c: Cursor, i: number, f: Features): number | undefined {
   let n: number | undefined;
   if (c.is(j, 'part')) {
     // "every morning at 8", "каждый вечер в 6"
-    f.every ??= { unit: 'day', n: 1 };
+    period(f, { unit: 'day', n: 1 });
     f.dayPart = (c.tok(j) as { v: PartOfDay }).v;
     return j + 1;
   }
@@ -595,9 +875,21 @@ function scanEvery(c: Cursor, i: number, f: Features): number | undefined {
     // "every first Monday of the month", "every last day of the month": the ordinal's own part reads it
     return j;
   }
+  if (
+    ((c.is(j, 'ord') || c.is(j, 'ordnum')) && c.kw(j + 1, 'of', 'monthly', 'day-of-month')) ||
+    (c.is(j, 'num') && c.kw(j + 1, 'day-of-month'))
+  ) {
+    // "every 15th of the month", "каждое первое число": the day of the month part reads it
+    return j;
+  }
   if (c.kw(j, 'other')) {
     n = 2;
     j++;
+    if (c.is(j, 'weekdays', 'work'))
+      throw new Unreadable(
+        '"every other weekday" is not a set of days: say the days ("every other Monday and Wednesday")',
+        [c.words[j]!],
+      );
   } else if (
     c.is(j, 'ord') &&
     (c.tok(j) as { v: number }).v >= 2 &&
@@ -611,11 +903,11 @@ function scanEvery(c: Cursor, i: number, f: Features): number | undefined {
   const d = n === undefined ? date(c, j) : undefined;
   if (d && d.value.kind === 'ymd' && d.value.y === undefined) {
     f.yearlyDate = { mo: d.value.mo, d: d.value.d };
-    f.every ??= { unit: 'year', n: 1 };
+    period(f, { unit: 'year', n: 1 });
     return d.next;
   }
   if (c.is(j, 'weekday') || c.is(j, 'weekdays')) {
-    if (n !== undefined) f.every = { unit: 'week', n };
+    if (n !== undefined) period(f, { unit: 'week', n });
     f.weekdaysRepeat = true;
     return j; // the days are read by the weekday part
   }
@@ -634,43 +926,61 @@ function setEvery(f: Features, amounts: Amounts): void {
     const unit = units[0]!;
     const n = amounts[unit]!;
     if (Number.isInteger(n)) {
-      f.every = { unit, n };
+      period(f, { unit, n });
       return;
     }
   }
   // "every 1.5 hours", "every hour and a half": a fixed interval in seconds
-  f.every = { unit: 'second', n: Math.round(fixedSeconds(amounts)) };
+  period(f, { unit: 'second', n: Math.round(fixedSeconds(amounts)) });
+}
+
+/**
+ * The period the words repeat by. A second period is refused, never dropped ("every month on Friday
+ * hourly"); the same period said again is one ("the 15th of every month" after "every 3 months").
+ */
+function period(f: Features, e: { unit: Unit; n: number }): void {
+  if (f.every === undefined) {
+    f.every = e;
+    return;
+  }
+  if (f.every.unit === e.unit && (f.every.n === e.n || e.n === 1)) return;
+  const say = (p: { unit: Unit; n: number }) => (p.n === 1 ? `every ${p.unit}` : `every ${p.n} ${p.unit}s`);
+  throw new Unreadable(`two periods named for one schedule: ${say(f.every)} and ${say(e)}`);
 }
 
 /** After a duration: "after 2026-09-05T10:00:00Z", "after each run finishes", "after the e-mail was sent". */
 function afterDuration(c: Cursor, j: number, f: Features, amounts: Amounts): number | undefined {
   if (c.kw(j, 'run-done')) {
     f.fixedDelay = true;
-    f.every = { unit: 'second', n: fixedSeconds(amounts) };
+    period(f, { unit: 'second', n: fixedSeconds(amounts) });
     return j + 1;
   }
   if (!c.kw(j, 'after')) return undefined;
   if (c.kw(j + 1, 'run-done')) {
     f.fixedDelay = true;
-    f.every = { unit: 'second', n: fixedSeconds(amounts) };
+    period(f, { unit: 'second', n: fixedSeconds(amounts) });
     return j + 2;
   }
-  f.delay = amounts;
   const iso = c.tok(j + 1);
   if (iso?.k === 'iso' && iso.offset) {
+    f.delay = amounts;
     f.anchor = iso.text;
     return j + 2;
   }
-  // a named event: the rest of the clause is its description
+  // a named event ("after the e-mail was sent", "после события"): its instant is not in the words, and
+  // counting from now would be another schedule; the answer asks for the anchor
   let k = j + 1;
-  const event: string[] = [];
+  const event: Word[] = [];
   while (k < c.words.length && !c.is(k, 'punct') && !c.is(k, 'zone')) {
-    event.push(c.words[k]!.raw);
+    event.push(c.words[k]!);
     k++;
   }
   if (event.length === 0) return undefined;
-  f.anchorEvent = event.join(' ');
-  return k;
+  const what = event.map((w) => w.raw).join(' ');
+  throw new Unreadable(
+    `the delay counts from "${what}", whose instant is not in the words: name it ("48 hours after 2026-09-05T10:00:00Z"), or create a DELAY timing with its anchor`,
+    event,
+  );
 }
 
 /** "10 minutes", "an hour and 30 minutes", "2 hours 30 minutes", "half an hour", "полтора часа", "час". */
@@ -699,6 +1009,19 @@ function duration(
       } else if (t?.k === 'and-a-half') {
         n = 1.5;
         k++;
+      }
+      // "one and a half hours", "two and a half days"
+      if (
+        n !== undefined &&
+        Number.isInteger(n) &&
+        c.kw(k, 'and') &&
+        c.is(k + 1, 'num') &&
+        (c.tok(k + 1) as { article?: boolean }).article &&
+        c.kw(k + 2, 'half') &&
+        c.is(k + 3, 'unit')
+      ) {
+        n += 0.5;
+        k += 3;
       }
       const u = unitAt(c, k);
       if (u === undefined || (n === undefined && !bareUnit && !(any && c.kw(j - 1, 'before-prefix')))) break;
@@ -812,7 +1135,9 @@ function timeList(
 }
 
 function applyPart(h: number, part: PartOfDay | 'am' | 'pm'): number | undefined {
-  if (h > 12 || h < 0) return part === 'am' || part === 'morning' ? undefined : h;
+  if (h < 0) return undefined;
+  // "21:00 in the evening" is what it says; "18 at night", "15 am" say two things
+  if (h > 12) return inPart(h, part) ? h : undefined;
   switch (part) {
     case 'am':
     case 'morning':
@@ -826,9 +1151,55 @@ function applyPart(h: number, part: PartOfDay | 'am' | 'pm'): number | undefined
   }
 }
 
+/** Whether an hour of the 24-hour clock is in a part of the day (generously: the words only must not clash). */
+function inPart(h: number, part: PartOfDay): boolean {
+  switch (part) {
+    case 'am':
+      return h < 12;
+    case 'pm':
+      return h >= 12;
+    case 'morning':
+      return h >= 3 && h < 13;
+    case 'afternoon':
+      return h >= 12 && h < 19;
+    case 'evening':
+      return h >= 16 || h === 0;
+    case 'night':
+      return h >= 19 || h < 6;
+  }
+}
+
 function time(c: Cursor, i: number, afterAt: boolean): { choice: TimeChoice; next: number } | undefined {
   const t = c.tok(i);
   if (!t) return undefined;
+  // "quarter past 10", "half past 9", "quarter to 8 pm"
+  const past = pastForm(c, i);
+  if (past) return past.kind === 'time' ? { choice: past.choice, next: past.next } : undefined;
+  // "в половине десятого" (09:30), "в четверть десятого" (09:15), "без четверти десять" (09:45)
+  if (t.k === 'kw' && (t.v === 'half' || t.v === 'quarter-hour' || t.v === 'less')) {
+    const less = t.v === 'less';
+    if (less && !c.kw(i + 1, 'quarter-hour')) return undefined;
+    const k = less ? i + 2 : i + 1;
+    const h = c.tok(k);
+    const n = less ? (h?.k === 'num' && !h.article ? h.v : undefined) : h?.k === 'ord' ? h.v : undefined;
+    if (n === undefined || n < 1 || n > 12) return undefined;
+    const m = t.v === 'half' ? 30 : less ? 45 : 15;
+    const base = bareHour(n - 1 === 0 ? 12 : n - 1);
+    let j = k + 1;
+    let hh = base.times[0]!.h;
+    let question = base.question;
+    if (c.is(j, 'part')) {
+      const withPart = applyPart(hh, (c.tok(j) as { v: PartOfDay }).v);
+      if (withPart === undefined) return undefined;
+      hh = withPart;
+      question = undefined;
+      j++;
+    }
+    const choice: TimeChoice = { times: [{ h: hh, m, s: 0 }] };
+    if (question) choice.question = question.replace(/:00/g, `:${pad(m)}`);
+    else if (base.note && j === k + 1) choice.note = base.note.replace(/:00/, `:${pad(m)}`);
+    return { choice, next: j };
+  }
   if (t.k === 'kw' && (t.v === 'noon' || t.v === 'midnight')) {
     return { choice: { times: [{ h: t.v === 'noon' ? 12 : 0, m: 0, s: 0 }] }, next: i + 1 };
   }
@@ -846,17 +1217,50 @@ function time(c: Cursor, i: number, afterAt: boolean): { choice: TimeChoice; nex
     return { choice: { times: [{ h, m: t.m, s: t.s }] }, next: j };
   }
   if (t.k === 'num-part') {
+    // "13pm", "0am": a 12-hour clock has hours 1 to 12
+    if (t.v < 1 || t.v > 12)
+      throw new Unreadable(`"${c.words[i]!.raw}" is not an hour of a 12-hour clock`, [c.words[i]!]);
     const h = applyPart(t.v, t.part);
     if (h === undefined) return undefined;
     return { choice: { times: [{ h, m: 0, s: 0 }] }, next: i + 1 };
   }
   if (t.k !== 'num' || t.article || t.v > 24) return undefined;
+  // "15 minutes" is an amount, never an hour
+  if (c.is(i + 1, 'unit', 'minute')) return undefined;
   let j = i + 1;
   let hourWord = false;
+  // "12 noon", "12 midnight"
+  if (t.v === 12 && c.kw(j, 'noon', 'midnight'))
+    return { choice: { times: [{ h: c.kw(j, 'noon') ? 12 : 0, m: 0, s: 0 }] }, next: j + 1 };
   if (c.kw(j, 'oclock')) j++;
   else if (c.is(j, 'unit') && (c.tok(j) as { v: Unit }).v === 'hour' && afterAt) {
     hourWord = true; // в 14 часов
     j++;
+  }
+  // "в 9 часов 30 минут", "at nine thirty": the minutes after the hour
+  const mm = c.tok(j);
+  const wordNumbers = /^\p{L}/u.test(c.words[i]!.raw) && /^\p{L}/u.test(c.words[j]?.raw ?? '');
+  if (
+    mm?.k === 'num' &&
+    !mm.article &&
+    mm.v <= 59 &&
+    ((hourWord && c.is(j + 1, 'unit', 'minute')) ||
+      (afterAt && j === i + 1 && wordNumbers && !c.is(j + 1, 'unit')))
+  ) {
+    if (t.v > 23) return undefined;
+    const next = hourWord ? j + 2 : j + 1;
+    const base = bareHour(t.v);
+    let h = t.v;
+    let k = next;
+    if (c.is(k, 'part')) {
+      h = applyPart(h, (c.tok(k) as { v: PartOfDay }).v) ?? h;
+      k++;
+      return { choice: { times: [{ h, m: mm.v, s: 0 }] }, next: k };
+    }
+    const choice: TimeChoice = { times: [{ h, m: mm.v, s: 0 }] };
+    if (base.question) choice.question = base.question.replace(/:00/g, `:${pad(mm.v)}`);
+    if (base.note) choice.note = base.note.replace(/:00/, `:${pad(mm.v)}`);
+    return { choice, next: k };
   }
   if (c.is(j, 'part') && !(c.raw(j) === 'дня' && !afterAt && !hourWord && c.raw(j - 1) !== 'часа')) {
     const h = applyPart(t.v, (c.tok(j) as { v: PartOfDay }).v);
@@ -909,7 +1313,8 @@ function date(c: Cursor, i: number): { value: DateFeature; next: number } | unde
     }
     return { value: { kind: 'numdate', a: t.a, b: t.b, ...(t.year ? { y: t.year } : {}) }, next: i + 1 };
   }
-  if ((t.k === 'num' || t.k === 'ordnum') && !('article' in t && t.article)) {
+  if ((t.k === 'num' || t.k === 'ordnum' || (t.k === 'ord' && t.v >= 1)) && !('article' in t && t.article)) {
+    // "5 September", "the 5th of September", "the first of January", "пятого декабря"
     let j = i + 1;
     if (c.kw(j, 'of')) j++;
     if (c.is(j, 'month')) {
@@ -1121,23 +1526,49 @@ function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadO
     // a bare hour in a named part of the day asks nothing: "every evening at 6" is 18:00
     const part = f.dayPart;
     f.times = f.times.map((choice) => {
-      if (!choice.question && !choice.note) return choice;
+      if (!choice.question && !choice.note) {
+        // a time said in full must be in the part of the day said with it: "every morning at 21:00",
+        // "at 9am pm" say two things
+        const h = choice.times[0]!.h;
+        if (!inPart(h, part))
+          throw new Unreadable(`${pad(h)}:${pad(choice.times[0]!.m)} is not in the ${part}: say one of them`);
+        return choice;
+      }
       const h = applyPart(choice.times[0]!.h, part);
       return h === undefined ? choice : { times: [{ ...choice.times[0]!, h }] };
     });
   }
   for (const choice of f.times) if (choice.note) f.notes.push(choice.note);
+  if (f.looseMonthDay !== undefined && f.every?.unit !== 'month' && f.every?.unit !== 'quarter')
+    throw new Unreadable(
+      `"${f.looseMonthDay}" alone does not say whether it repeats: say "of every month", or the month ("on the ${f.looseMonthDay} of January")`,
+    );
+  if (f.perCount !== undefined) {
+    const { n, unit, raw } = f.perCount;
+    const distinct = new Set(f.times.map((t) => `${t.times[0]!.h}:${t.times[0]!.m}:${t.times[0]!.s}`)).size;
+    if (unit !== 'day' || distinct !== n)
+      throw new Unreadable(
+        `"${raw}" (per ${unit}) says how often but not when: name ${n === 1 ? 'the time' : `the ${n} times`} of day ("twice a day at 9:00 and 21:00")${unit === 'day' ? '' : '; for days, name the days ("every Monday and Thursday")'}`,
+      );
+  }
   const kind = kindOf(f);
   if (kind === undefined) {
     throw new Unreadable('the words name no time, date, interval or delay');
   }
+  // "every morning", "tomorrow morning": a part of the day is not a time (00:00 would be none of it)
+  if (f.dayPart !== undefined && f.times.length === 0)
+    throw new Unreadable(
+      `the ${f.dayPart} is a part of the day, not a time: say the time ("every morning at 8")`,
+    );
+  unplacedParts(f, kind);
   const zone = f.zone ?? (input.timezone !== undefined ? zoneIdOf(input.timezone) : undefined);
   const needsZone =
-    kind === 'ONE_TIME' ||
+    (kind === 'ONE_TIME' && f.instant === undefined) ||
     kind === 'RECURRENCE' ||
     kind === 'DEADLINE' ||
     f.hours !== undefined ||
     f.window !== undefined ||
+    f.minuteOfHour !== undefined ||
     f.weekdays.length > 0;
   if (needsZone && zone === undefined) {
     if (input.timezone !== undefined)
@@ -1166,6 +1597,79 @@ function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadO
     readings,
     ...(questions.length > 0 ? { question: questions.join('; ') } : {}),
   };
+}
+
+/**
+ * Parts the words name that the timing of `kind` would not carry: each is a refusal, never dropped
+ * ("every day at 9:00 on 5 January", "every hour on the 15th of every month", "deadline every day at 9").
+ */
+function unplacedParts(f: Features, kind: NonNullable<ReturnType<typeof kindOf>>): void {
+  const found: Array<[string, boolean]> = [
+    ['a date', f.date !== undefined],
+    ['an instant', f.instant !== undefined],
+    ['a delay', f.delay !== undefined],
+    ['reminders', f.reminders.length > 0],
+    ['a time of day', f.times.length > 0],
+    ['days of the week', f.weekdays.length > 0],
+    ['days of the month', f.monthDays.length > 0 || f.ordWeekdays.length > 0 || f.yearlyDate !== undefined],
+    ['a repeating period', f.every !== undefined || f.weekdaysRepeat],
+    ['hours', f.hours !== undefined],
+    ['a minute past the hour', f.minuteOfHour !== undefined],
+    ['"once"', f.once && f.perCount === undefined],
+    ['a count of runs', f.maxCount !== undefined],
+    ['a start or an end', f.starts !== undefined || f.ends !== undefined],
+  ];
+  // "every year on 5 September": the date without its year is the rule's day (a year would be dropped)
+  const recurrenceDate = f.every?.unit === 'year' && f.date?.kind === 'ymd' && f.date.y === undefined;
+  const allowed: Record<string, string[]> = {
+    DEADLINE: ['a date', 'a time of day', 'reminders', 'days of the week', 'a repeating period'],
+    FIXED_DELAY: ['a repeating period', 'a count of runs', 'a start or an end'],
+    DELAY: ['a delay', 'an instant'],
+    ONE_TIME: ['a date', 'an instant', 'a time of day', 'days of the week', '"once"'],
+    INTERVAL: [
+      'a start or an end',
+      'a repeating period',
+      'a time of day',
+      'days of the week',
+      'hours',
+      'a minute past the hour',
+      'a count of runs',
+    ],
+    RECURRENCE: [
+      'a start or an end',
+      ...(recurrenceDate ? ['a date'] : []),
+      'a time of day',
+      'days of the week',
+      'days of the month',
+      'a repeating period',
+      'hours',
+      'a minute past the hour',
+      'a count of runs',
+    ],
+  };
+  const extra = found.filter(([name, is]) => is && !allowed[kind]!.includes(name)).map(([name]) => name);
+  // a deadline is one instant: "every" on it is a repeating deadline, which is not a timing
+  if (kind === 'DEADLINE' && (f.every !== undefined || f.weekdaysRepeat)) extra.push('a repeating period');
+  // an instant is the whole of one time: a date, a time or a day beside it would be dropped
+  if (kind === 'ONE_TIME' && f.instant !== undefined) {
+    if (f.date !== undefined) extra.push('a date');
+    if (f.times.length > 0) extra.push('a time of day');
+    if (f.weekdays.length > 0) extra.push('days of the week');
+  }
+  if (extra.length > 0) {
+    const what: Record<string, string> = {
+      DEADLINE: 'a deadline',
+      FIXED_DELAY: 'an interval after each run',
+      DELAY: 'a delay',
+      ONE_TIME: 'one time',
+      INTERVAL: 'an interval',
+      RECURRENCE: 'a repeating rule',
+    };
+    const parts = [...new Set(extra)];
+    throw new Unreadable(
+      `${parts.join(', ')} cannot be part of ${what[kind] ?? kind}${parts.includes('a date') ? ': say "starting …" or "until …" for the date a repeating schedule starts or ends' : ': say one schedule'}`,
+    );
+  }
 }
 
 function kindOf(f: Features): Timing['kind'] | 'FIXED_DELAY' | undefined {
@@ -1197,6 +1701,7 @@ function build(
   const clock = zone ? clockOf(zone, now) : undefined;
   const times = combo.times;
   if (f.maxCount !== undefined) options.max_count = f.maxCount;
+  if (f.dst !== undefined) options.dst = f.dst;
   if (f.starts) {
     options.starts_at =
       f.starts.kind === 'instant'
@@ -1239,16 +1744,17 @@ function build(
   const durationDelay = f.delay ? isoDuration(f.delay) : undefined;
   switch (kind) {
     case 'DELAY': {
+      // "через день в 9:00": a delay and a time of day are two schedules (every other day? tomorrow?)
+      if (times.length > 0 || f.date || f.weekdays.length > 0 || f.minuteOfHour !== undefined)
+        throw new Unreadable(
+          'a delay from now and a day or a time of day: say one ("tomorrow at 9:00", "every other day at 9:00", "in 1 day")',
+        );
       const timing: Timing = {
         kind: 'DELAY',
         delay: durationDelay!,
         ...(f.anchor ? { anchor: f.anchor } : {}),
       };
-      if (f.anchorEvent)
-        notes.push(
-          `counts from "${f.anchorEvent}", whose instant is not in the words: set timing.anchor to it (without one it counts from the schedule's creation)`,
-        );
-      else if (!f.anchor) notes.push("counts from the schedule's creation");
+      if (!f.anchor) notes.push("counts from the schedule's creation");
       return { timing, options, notes };
     }
     case 'FIXED_DELAY': {
@@ -1303,9 +1809,23 @@ function wallAt(
   const tod = time ? time.h * 3600_000 + time.m * 60_000 + time.s * 1000 : 0;
   let day: number;
   let date = f.date;
+  if (f.weekdays.length > 1)
+    throw new Unreadable(
+      `one time, several days (${[...new Set(f.weekdays)].join(', ')}): say "every" to repeat on each ("every Monday and Friday"), or one day`,
+    );
   if (!date && f.weekdays.length === 1) date = { kind: 'weekday', wd: f.weekdays[0]!, allowToday: false };
-  if (date) day = resolveDate(date, clock, time, notes, numdate);
-  else if (time) {
+  if (date) {
+    day = resolveDate(date, clock, time, notes, numdate);
+    // "on Friday 5 December": the day named must be the date's day, else one of them is wrong
+    if (
+      f.date !== undefined &&
+      f.weekdays.length === 1 &&
+      WEEKDAY_ORDER[isoWeekday(day) - 1] !== f.weekdays[0]
+    )
+      throw new Unreadable(
+        `${localIso(day).slice(0, 10)} is a ${dayName(day).split(/,? /)[0]}, not the day named`,
+      );
+  } else if (time) {
     day = clock.today + tod > clock.wallNow ? clock.today : clock.today + DAY;
     notes.push(
       `${pad(time.h)}:${pad(time.m)} ${day === clock.today ? 'today' : 'tomorrow'} (${localIso(day).slice(0, 10)} in ${clock.zone})`,
@@ -1332,7 +1852,25 @@ function buildInterval(
         ? [...new Set(f.weekdays)]
         : undefined;
   const days = withoutExcepted(named, f.exceptDays);
-  const restricted = f.hours !== undefined || days !== undefined || times.length > 0;
+  const moh = f.minuteOfHour;
+  if (moh !== undefined && (seconds % 3600 !== 0 || 86400 % seconds !== 0))
+    throw new Unreadable(
+      `a minute past the hour goes with every hour (or every 2, 3, 4, 6, 8 or 12 hours), not every ${describeStep(seconds)}`,
+    );
+  if (times.length > 0 && f.hours === undefined)
+    // "every hour at 15:00", "every hour at 15": a minute past each hour, or hours from 15:00 on? never guessed
+    throw new Unreadable(
+      `every ${describeStep(seconds)} and a time of day: say the minute past the hour ("every hour at :15", "at 15 minutes past every hour") or the hours ("every hour from 15:00 to 24:00")`,
+    );
+  if (moh !== undefined && seconds === 3600 && f.hours === undefined && days === undefined && clock) {
+    notes.push(`every hour at ${pad(moh)} minutes past the hour`);
+    return {
+      timing: { kind: 'RECURRENCE', rule: `FREQ=HOURLY;BYMINUTE=${moh};BYSECOND=0`, timezone: clock.zone },
+      options,
+      notes,
+    };
+  }
+  const restricted = f.hours !== undefined || days !== undefined || times.length > 0 || moh !== undefined;
   if (!restricted) {
     const timing: Timing = { kind: 'INTERVAL', every: isoDuration({ second: seconds }) };
     if (options.starts_at) timing.anchor = options.starts_at;
@@ -1351,7 +1889,12 @@ function buildInterval(
   };
   const fromMin = hours.from.h * 60 + hours.from.m;
   const toMin = hours.to.h * 60 + hours.to.m;
-  const start = times[0] ? times[0].h * 60 + times[0].m : fromMin;
+  const start =
+    moh !== undefined
+      ? hours.from.h * 60 + moh + (moh < hours.from.m ? 60 : 0)
+      : times[0]
+        ? times[0].h * 60 + times[0].m
+        : fromMin;
   const aligned =
     seconds % 60 === 0 &&
     ((seconds < 3600 && 3600 % seconds === 0) || (seconds % 3600 === 0 && 86400 % seconds === 0));
@@ -1376,6 +1919,8 @@ function buildInterval(
     return { timing: { kind: 'RECURRENCE', rule, timezone: clock.zone }, options, notes };
   }
   if (!zone) throw new Unreadable('hours of the day need a zone');
+  if (moh !== undefined)
+    throw new Unreadable('a minute past the hour within hours that pass midnight is not read: say the times');
   options.window = {
     ...(days ? { days } : {}),
     from: hm(fromMin),
@@ -1461,6 +2006,11 @@ function buildRecurrence(
       throw new Unreadable(`every ${every.n} ${every.unit} cannot be combined with the days given`);
   }
   if (freq === 'QUARTERLY') {
+    // the last day of a quarter is in its last month, not in the month it opens with
+    if (f.monthDays.some((d) => d < 0) || f.ordWeekdays.some((o) => o.ord < 0))
+      throw new Unreadable(
+        'the last day of a quarter is not read: say the rule (FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1)',
+      );
     parts.push('FREQ=YEARLY', `BYMONTH=${[1, 4, 7, 10].join(',')}`);
     if (f.monthDays.length === 0 && f.ordWeekdays.length === 0) {
       f.monthDays.push(1);
@@ -1475,6 +2025,11 @@ function buildRecurrence(
   } else if (freq === 'YEARLY' && f.date?.kind === 'ymd') {
     parts.push(`BYMONTH=${f.date.mo}`, `BYMONTHDAY=${f.date.d}`);
   }
+  if (weekdays.length > 0 && f.ordWeekdays.length === 0 && freq !== 'DAILY' && freq !== 'WEEKLY')
+    // "every month on Friday": which Friday? every one is "every Friday", one of them "the last Friday"
+    throw new Unreadable(
+      `days of the week with every ${every.unit}: say which ("the first Friday of every month") or "every Friday"`,
+    );
   if (f.ordWeekdays.length > 0) {
     // a day said twice ("the first Monday and the first Monday") is one day: a rule names each value once
     parts.push(`BYDAY=${[...new Set(f.ordWeekdays.map((o) => `${o.ord}${o.wd}`))].join(',')}`);
@@ -1520,7 +2075,14 @@ function buildRecurrence(
       ts.map((t) => [...parts, `BYHOUR=${t.h}`, `BYMINUTE=${t.m}`, `BYSECOND=${t.s}`].join(';')),
     );
   }
-  if (f.hours && !f.hours.business) notes.push('hours given with days: the hours are ignored');
+  if (f.hours)
+    throw new Unreadable(
+      `${f.hours.business ? 'business hours' : 'hours from … to …'} with days but no step: say what runs within them ("every hour from 9 to 17", "every 15 minutes during business hours") or the time ("at 9:00")`,
+    );
+  if (f.minuteOfHour !== undefined)
+    throw new Unreadable(
+      'a minute past the hour goes with "every hour" ("every hour at :15"); for once a day say the time ("at 09:15")',
+    );
   if (
     n > 1 &&
     options.starts_at === undefined &&

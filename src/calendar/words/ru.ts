@@ -62,6 +62,11 @@ const words: Record<string, LexToken> = {
   вечера: { k: 'part', v: 'evening' },
   вечером: { k: 'part', v: 'evening' },
   ночи: { k: 'part', v: 'night' },
+  ночь: { k: 'part', v: 'night' },
+  половине: kw('half'),
+  четверть: kw('quarter-hour'),
+  четверти: kw('quarter-hour'),
+  без: kw('less'),
   ночью: { k: 'part', v: 'night' },
   // numbers
   ноль: num(0),
@@ -86,12 +91,20 @@ const words: Record<string, LexToken> = {
   десять: num(10),
   одиннадцать: num(11),
   двенадцать: num(12),
+  тринадцать: num(13),
+  четырнадцать: num(14),
   пятнадцать: num(15),
+  шестнадцать: num(16),
+  семнадцать: num(17),
+  восемнадцать: num(18),
+  девятнадцать: num(19),
   двадцать: num(20),
   тридцать: num(30),
   сорок: num(40),
   пятьдесят: num(50),
   шестьдесят: num(60),
+  семьдесят: num(70),
+  восемьдесят: num(80),
   девяносто: num(90),
   сто: num(100),
   // filler
@@ -146,6 +159,28 @@ const ORDINALS: Array<[number, string[]]> = [
   [-1, ['последний', 'последнюю', 'последнее', 'последнего', 'последней', 'последним']],
 ];
 for (const [v, forms] of ORDINALS) for (const w of forms) words[w] = { k: 'ord', v };
+// the genitive ordinals of days and hours: "десятого числа", "пятого декабря", "в половине десятого"
+const GENITIVE = [
+  'шестого',
+  'седьмого',
+  'восьмого',
+  'девятого',
+  'десятого',
+  'одиннадцатого',
+  'двенадцатого',
+  'тринадцатого',
+  'четырнадцатого',
+  'пятнадцатого',
+  'шестнадцатого',
+  'семнадцатого',
+  'восемнадцатого',
+  'девятнадцатого',
+  'двадцатого',
+];
+GENITIVE.forEach((w, i) => {
+  words[w] = { k: 'ord', v: i + 6 };
+});
+words.тридцатого = { k: 'ord', v: 30 };
 
 const EVERY = ['каждый', 'каждая', 'каждое', 'каждые', 'каждую', 'каждого', 'каждой', 'каждом', 'каждых'];
 for (const w of EVERY) words[w] = kw('every');
@@ -223,6 +258,10 @@ const phrases: Record<string, LexToken> = {
   'выходным дням': { k: 'weekdays', v: 'weekend' },
   'рабочим дням': { k: 'weekdays', v: 'work' },
   'рабочий день': { k: 'weekdays', v: 'work' },
+  'рабочего дня': { k: 'weekdays', v: 'work' },
+  'рабочих дня': { k: 'weekdays', v: 'work' },
+  'рабочих дней': { k: 'weekdays', v: 'work' },
+  'рабочему дню': { k: 'weekdays', v: 'work' },
   'после завершения каждого запуска': kw('run-done'),
   'после завершения предыдущего запуска': kw('run-done'),
   'после окончания каждого запуска': kw('run-done'),

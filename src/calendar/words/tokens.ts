@@ -18,6 +18,8 @@ export type Token =
   | { k: 'decimal'; v: number }
   | { k: 'ordnum'; v: number }
   | { k: 'punct'; v: string }
+  /** ":15": a minute past the hour, with no hour */
+  | { k: 'minute-mark'; m: number }
   | { k: 'unknown' };
 
 export interface Word {
@@ -31,7 +33,7 @@ export interface Word {
 }
 
 const SHAPES =
-  /(?<iso>\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)|(?<numdate>(?:\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\d{1,2}\.\d{1,2}\.\d{2,4})(?![\d:]))|(?<hhmm>\d{1,2}[:.]\d{2}(?::\d{2})?(?:\s?[ap]m\b)?)|(?<decimal>\d+[.,]\d+)|(?<ordnum>\d+(?:st|nd|rd|th|-?го|-?е|-?ое|-?ого|-?й|-?ой|-?ый|-?ее)(?![\p{L}]))|(?<numPart>\d{1,2}\s?[ap]m\b)|(?<number>\d+)|(?<zoneId>[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+)|(?<word>\p{L}[\p{L}\p{M}'’-]*)|(?<punct>[,;()&@])/giu;
+  /(?<iso>\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)|(?<numdate>(?:\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\d{1,2}\.\d{1,2}\.\d{2,4})(?![\d:]))|(?<hhmm>\d{1,2}[:.]\d{2}(?::\d{2})?(?:\s?[ap]m\b)?)|(?<minuteMark>(?<![\d:]):\d+(?![\d:]))|(?<thousands>\d{1,3}(?:,\d{3})+(?![\d.,]))|(?<decimal>\d+[.,]\d+)|(?<ordnum>\d+(?:st|nd|rd|th|-?го|-?е|-?ое|-?ого|-?й|-?ой|-?ый|-?ее)(?![\p{L}]))|(?<numPart>\d{1,2}\s?[ap]m\b)|(?<number>\d+)|(?<zoneId>[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+)|(?<word>\p{L}[\p{L}\p{M}'’-]*)|(?<punct>[,;()&@])/giu;
 
 let cityMap: Record<string, string> | undefined;
 /** English city names of the runtime's zones, read once (the runtime's list does not change while it runs). */
@@ -54,7 +56,7 @@ function withinOneEdit(a: string, b: string): boolean {
 }
 
 function shapeToken(g: Record<string, string | undefined>): Token | undefined {
-  const { iso, numdate, hhmm, decimal, ordnum, numPart, number } = g;
+  const { iso, numdate, hhmm, minuteMark, decimal, ordnum, numPart, number } = g;
   if (iso !== undefined) {
     const d =
       /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(
@@ -83,6 +85,7 @@ function shapeToken(g: Record<string, string | undefined>): Token | undefined {
     if (part === 'am' && h === 12) h = 0;
     return { k: 'hhmm', h, m: Number(t[2]), s: Number(t[3] ?? 0) };
   }
+  if (minuteMark !== undefined) return { k: 'minute-mark', m: Number(minuteMark.slice(1)) };
   if (decimal !== undefined) return { k: 'decimal', v: Number(decimal.replace(',', '.')) };
   if (ordnum !== undefined) return { k: 'ordnum', v: Number(/^\d+/.exec(ordnum)![0]) };
   if (numPart !== undefined) {
@@ -93,7 +96,7 @@ function shapeToken(g: Record<string, string | undefined>): Token | undefined {
   return undefined;
 }
 
-/** Splits `text` into words and reads each with `lexicon`; unknown words stay `unknown`. */
+/** Splits `text` into words and reads each with `lexicon`; unknown words (and signs) stay `unknown`. */
 export function tokenize(
   text: string,
   lexicon: Lexicon,
@@ -103,6 +106,20 @@ export function tokenize(
   const normal = text.replace(/\b([ap])\.m\.?/gi, (s, p: string) => `${p}m`.padEnd(s.length, ' '));
   const raw: Array<{ m: RegExpExecArray }> = [];
   for (const m of normal.matchAll(SHAPES)) raw.push({ m: m as RegExpExecArray });
+  // signs between the shapes: sentence punctuation, quotes and a label's colon carry no meaning; any other
+  // sign nothing reads ("-5", "~9:00", "#9", "9:00 / 10:00") is an unknown word in its place, since
+  // dropping it would read the text as something else
+  const signs: Word[] = [];
+  let end = 0;
+  const gap = (to: number) => {
+    for (const sign of normal.slice(end, to).matchAll(/[^\s.!?"“”«»'’…:]+/gu))
+      signs.push({ tok: { k: 'unknown' }, raw: sign[0], offset: end + sign.index, used: false });
+  };
+  for (const { m } of raw) {
+    gap(m.index);
+    end = m.index + m[0].length;
+  }
+  gap(normal.length);
   const out: Word[] = [];
   const cityNames = lexicon.language === 'en' ? cities() : {};
   for (let i = 0; i < raw.length; i++) {
@@ -113,6 +130,11 @@ export function tokenize(
     const shape = shapeToken(g);
     if (shape) {
       out.push({ tok: shape, raw: word, offset, used: false });
+      continue;
+    }
+    if (g.thousands !== undefined) {
+      // "1,000": a thousands separator, or a list of two numbers; neither is read
+      out.push({ tok: { k: 'unknown' }, raw: word, offset, used: false });
       continue;
     }
     if (g.punct !== undefined) {
@@ -141,6 +163,37 @@ export function tokenize(
     }
     if (matched) continue;
     out.push({ ...readWord(word, lexicon, cityNames), offset, used: false });
+  }
+  return compoundNumbers([...out, ...signs].sort((a, b) => a.offset - b.offset));
+}
+
+/** "twenty five", "двадцать пять": a ten said in words and a unit said in words are one number. */
+function compoundNumbers(words: Word[]): Word[] {
+  const out: Word[] = [];
+  for (const w of words) {
+    const prev = out[out.length - 1];
+    if (
+      prev &&
+      prev.tok.k === 'num' &&
+      w.tok.k === 'num' &&
+      !prev.tok.article &&
+      !w.tok.article &&
+      /^\p{L}+$/u.test(prev.raw) &&
+      /^\p{L}+$/u.test(w.raw) &&
+      prev.tok.v >= 20 &&
+      prev.tok.v <= 90 &&
+      prev.tok.v % 10 === 0 &&
+      w.tok.v >= 1 &&
+      w.tok.v <= 9
+    ) {
+      out[out.length - 1] = {
+        ...prev,
+        tok: { k: 'num', v: prev.tok.v + w.tok.v },
+        raw: `${prev.raw} ${w.raw}`,
+      };
+      continue;
+    }
+    out.push(w);
   }
   return out;
 }
