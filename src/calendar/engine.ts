@@ -507,9 +507,16 @@ export function compileCalendar(input: CalendarInput): Calendar {
             'SEARCH_LIMIT',
           );
         }
+        // As with the budget below: the window/exclusions when the definition has them, else its timing.
+        if (window?.outside === 'SKIP' || exclusions.size > 0)
+          throw new CalendarError(
+            'options',
+            `no slot found within ${searchFuel} candidate occurrences: the window/exclusions remove every occurrence`,
+            'SEARCH_LIMIT',
+          );
         throw new CalendarError(
-          'options',
-          `no slot found within ${searchFuel} candidate occurrences: the window/exclusions remove every occurrence`,
+          'timing',
+          `no slot found within ${searchFuel} candidate occurrences: a rule that matches rarely, or a COUNT counted from a start far in the past`,
           'SEARCH_LIMIT',
         );
       }

@@ -24,8 +24,8 @@ import {
 const KEY_A = 'calendar-load-tenant-a-0123456789abc';
 const KEY_B = 'calendar-load-tenant-b-0123456789abc';
 // Each of A's searches takes the whole budget (one at a time; how many wait is `tenantQueue`): short enough
-// that the year-1000 search ends at the budget, not at the calendar's own 200,000-candidate limit (1.9 s of
-// CPU here: a machine three times faster still reaches the budget first).
+// that the year-1000 search usually ends at the budget, not at the calendar's own 200,000-candidate limit
+// (1.9 s of CPU on Node 20 here; on Node 24 on an idle machine the limit was reached first once: both count).
 const BUDGET_MS = 600;
 /**
  * A's searches admitted at once are 1 running and this many waiting, each taking the whole budget: enough
@@ -86,14 +86,17 @@ function tracker() {
   return <T>(p: Promise<T>) => p.then((value) => ({ value, rank: done++ }));
 }
 
+/**
+ * The typed 422 of a search the calendar cut short: at the budget, or (a machine fast enough to examine the
+ * calendar's 200,000 candidates within it) at its own candidate limit; either bounds A's work.
+ */
 function expectBudget422(response: { status: number; body: unknown }, field: string) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
-  expect(response.body).toMatchObject({
-    type: '/problems/unprocessable',
-    code: 'VALIDATION',
-    field,
-    detail: `${field}: ${budgetReason(BUDGET_MS)}`,
-  });
+  expect(response.body).toMatchObject({ type: '/problems/unprocessable', code: 'VALIDATION', field });
+  expect([
+    `${field}: ${budgetReason(BUDGET_MS)}`,
+    `${field}: no slot found within 200000 candidate occurrences: a rule that matches rarely, or a COUNT counted from a start far in the past`,
+  ]).toContain((response.body as { detail: string }).detail);
 }
 
 describe('the calendar off the event loop', () => {
