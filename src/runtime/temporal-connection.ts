@@ -8,7 +8,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { type ClientConfigProfile, loadClientConfigProfile } from '@temporalio/envconfig';
-import { classifyAddress } from '../model/network-address.js';
+import { isLoopbackHost } from '../config.js';
 
 /** TLS as both the client's Connection and the worker's NativeConnection take it. */
 export interface TemporalTls {
@@ -122,12 +122,7 @@ export function readApiKeyFile(file: string): string {
 /** Whether an address (host:port) reaches only this machine. */
 export function isLoopbackAddress(address: string): boolean {
   const host = address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.split(':')[0]!;
-  if (host === 'localhost') return true;
-  try {
-    return classifyAddress(host).range === 'loopback';
-  } catch {
-    return false;
-  }
+  return isLoopbackHost(host);
 }
 
 function loadProfile(env: Env): { profile: ClientConfigProfile; name: string } {
