@@ -29,7 +29,7 @@ import {
   TokenIssuer,
   type TokenOptions,
 } from '../../scripts/secured-temporal.js';
-import { DYNAMIC_CONFIG_FILE, NATIVE_DIR, Service } from '../../scripts/stack-prod.js';
+import { DYNAMIC_CONFIG_FILE, NATIVE_DIR, type Ports, Service } from '../../scripts/stack-prod.js';
 import { findTemporalServer } from '../../scripts/toolchain.mjs';
 import { assertPortFree } from '../../src/runtime/ports.js';
 
@@ -98,18 +98,20 @@ export function tlsHandshake(
 // ---------------------------------------------------------------------------------------------------
 // Ports
 
-interface ServerPorts {
-  frontend: number;
-  frontendMembership: number;
-  internalFrontend: number;
-  internalFrontendMembership: number;
-  history: number;
-  historyMembership: number;
-  matching: number;
-  matchingMembership: number;
-  worker: number;
-  workerMembership: number;
-}
+/** The server's own ports: the production-shaped stack's, without its HTTP, API and PostgreSQL ones. */
+type ServerPorts = Pick<
+  Ports,
+  | 'frontend'
+  | 'frontendMembership'
+  | 'internalFrontend'
+  | 'internalFrontendMembership'
+  | 'history'
+  | 'historyMembership'
+  | 'matching'
+  | 'matchingMembership'
+  | 'worker'
+  | 'workerMembership'
+>;
 
 /**
  * Ten consecutive ports free now, below 32768 (out of the kernel's ephemeral range, where an outgoing
