@@ -6,6 +6,8 @@
  * `date-holidays` package), so this module does no I/O and imports no data. The only state is a per-year
  * memo of closed dates, a pure function of the source and the spec.
  */
+
+import type { Adjustment } from './dst.js';
 import { fail } from './errors.js';
 import { DAY, dayNumber, daysInMonth, formatDate, isoWeekday, partsOf, wallFrom } from './floating.js';
 import type { Nominal, NominalSource } from './source.js';
@@ -94,6 +96,8 @@ export interface BusinessCalendar {
   isBusinessDay(date: LocalDate): boolean;
   /** why `date` is closed; null for a business day */
   closure(date: LocalDate): Closure | null;
+  /** the same, for a day number (floating wall / DAY): what the engine asks, per candidate */
+  closureOfDay(day: number): Closure | null;
   /** the region's public holidays in `year` (the data's, before open/closed dates) */
   holidays(year: number): readonly Holiday[];
   /**
@@ -233,6 +237,7 @@ export function businessCalendar(
     weekend: Object.freeze(weekend),
     isBusinessDay: (date) => isOpen(toDay('date', date)),
     closure: (date) => closureOf(toDay('date', date)),
+    closureOfDay: closureOf,
     holidays: (year) => holidaysOf(year),
     nthBusinessDay(year, period, n) {
       if (!Number.isInteger(n) || n === 0 || Math.abs(n) > 92)
@@ -350,4 +355,123 @@ export function businessDaySource(
       };
     },
   };
+}
+
+/**
+ * `roll: FORWARD | BACKWARD` for a timing of another kind: each nominal occurrence on a closed local date
+ * moves to the next (previous) business day at the same wall time, with a BUSINESS_DAY_ROLL note saying
+ * from where and why. Moving reorders (a Saturday 17:00 rolled forward lands after Monday 09:00), so rolled
+ * items wait in order until no later occurrence can land before them: FORWARD, until the source reaches
+ * their day; BACKWARD, until it reaches a day whose own roll lands later. An occurrence rolled onto a wall
+ * the timing already has is that occurrence (one slot, not two). Not for COUNT rules (the engine refuses
+ * the combination): their cursor positions are walls of the rule, which a roll no longer keeps. An
+ * occurrence before `begin` (the floating wall of the creation or starts_at) is not the schedule's: it is
+ * dropped, never rolled into its life (Saturday's run of a schedule made on Sunday is not Monday's).
+ */
+export function rolledSource(
+  inner: NominalSource,
+  calendar: BusinessCalendar,
+  policy: 'FORWARD' | 'BACKWARD',
+  begin: number,
+): NominalSource {
+  const closed = (day: number) => calendar.closureOfDay(day) !== null;
+  const step = policy === 'FORWARD' ? 1 : -1;
+  const rollDay = (day: number): number => {
+    for (let i = 1; i <= ROLL_LIMIT_DAYS; i++) if (!closed(day + i * step)) return day + i * step;
+    return fail(
+      'options.business_days',
+      `no business day within ${ROLL_LIMIT_DAYS} days ${policy === 'FORWARD' ? 'after' : 'before'} ${fromDay(day)}`,
+      'NEVER_FIRES',
+    );
+  };
+  return {
+    counting: inner.counting,
+    ...(inner.excludedInstants ? { excludedInstants: inner.excludedInstants } : {}),
+    iterate(from: number, pos): Iterator<Nominal> {
+      // FORWARD: an occurrence on the closed days just before `from` rolls to after it: start there.
+      let start = from;
+      if (policy === 'FORWARD' && Number.isFinite(from)) {
+        let day = Math.floor(from / DAY);
+        for (let i = 0; i < ROLL_LIMIT_DAYS && closed(day - 1); i++) day--;
+        start = Math.min(from, Math.max(day * DAY, begin));
+      }
+      const it = inner.iterate(start, pos);
+      const waiting: Nominal[] = []; // by wall
+      const ready: Nominal[] = [];
+      let lastWall = Number.NEGATIVE_INFINITY;
+      let innerDone = false;
+      const wait = (item: Nominal) => {
+        let i = waiting.length;
+        while (i > 0 && waiting[i - 1]!.wall > item.wall) i--;
+        const same = waiting[i - 1];
+        if (same !== undefined && same.wall === item.wall && !item.removed && !same.removed) {
+          if (same.roll !== undefined && item.roll === undefined) waiting[i - 1] = item;
+          return;
+        }
+        waiting.splice(i, 0, item);
+      };
+      const release = (below: number) => {
+        while (waiting.length > 0 && waiting[0]!.wall < below) {
+          const item = waiting.shift()!;
+          if (!item.removed && item.wall === lastWall) continue;
+          if (!item.removed) lastWall = item.wall;
+          ready.push(item);
+        }
+      };
+      return {
+        next: (): IteratorResult<Nominal> => {
+          while (ready.length === 0 && !innerDone) {
+            const r = it.next();
+            if (r.done) {
+              innerDone = true;
+              release(Number.POSITIVE_INFINITY);
+              break;
+            }
+            const item = r.value;
+            if (item.wall <= begin && !item.removed) continue;
+            const day = Math.floor(item.wall / DAY);
+            const closure = item.removed ? null : calendar.closureOfDay(day);
+            if (closure === null) {
+              wait(item);
+              release(day * DAY);
+              continue;
+            }
+            const to = rollDay(day);
+            const { instant: _instant, adjustment: _adjustment, ...rest } = item;
+            const roll: Adjustment = {
+              kind: 'BUSINESS_DAY_ROLL',
+              note: `rolled from ${closure.note} to ${humanDate(fromDay(to))}`,
+            };
+            wait({ ...rest, wall: to * DAY + (item.wall - day * DAY), roll });
+            release((policy === 'FORWARD' ? day : to) * DAY);
+          }
+          const item = ready.shift();
+          return item === undefined ? { done: true, value: undefined } : { done: false, value: item };
+        },
+      };
+    },
+  };
+}
+
+/**
+ * `base` with holidays added under a new data `version`: what a government declaring a holiday looks like
+ * once the data package's next release carries it. The tests install one under running schedules
+ * (src/model/slots.ts `useHolidaySource`), as they install amended zone rules for a tz release.
+ */
+export function amendedHolidaySource(
+  base: HolidaySource,
+  version: string,
+  added: ReadonlyArray<Holiday & { region: string }>,
+): HolidaySource {
+  const key = (r: Region) => (r.subdivision ? `${r.country}-${r.subdivision}` : r.country);
+  return Object.freeze({
+    version,
+    hasRegion: (region: Region) => base.hasRegion(region),
+    holidays(region: Region, year: number): readonly Holiday[] {
+      const extra = added
+        .filter((h) => h.region === key(region) && h.date.startsWith(`${year}-`))
+        .map(({ date, name }) => ({ date, name }));
+      return [...base.holidays(region, year), ...extra];
+    },
+  });
 }

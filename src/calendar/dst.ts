@@ -21,7 +21,7 @@ export interface DstPolicy {
 }
 export const DEFAULT_DST: DstPolicy = { gap: 'SHIFT_FORWARD', fold: 'FIRST' };
 
-export type AdjustmentKind = 'DST_GAP' | 'DST_FOLD' | 'WINDOW_DEFER' | 'JITTER';
+export type AdjustmentKind = 'DST_GAP' | 'DST_FOLD' | 'WINDOW_DEFER' | 'JITTER' | 'BUSINESS_DAY_ROLL';
 export interface Adjustment {
   kind: AdjustmentKind;
   note: string;

@@ -3,6 +3,13 @@
  * instant. Pure and deterministic (no clock, no randomness, no I/O): safe in a Temporal local
  * activity and in workflow code.
  */
+import {
+  type BusinessCalendar,
+  businessCalendar,
+  businessDaySource,
+  type HolidaySource,
+  rolledSource,
+} from './business-days.js';
 import { type Adjustment, DEFAULT_DST, type DstPolicy, resolveWall } from './dst.js';
 import { parseDuration } from './duration.js';
 import { CalendarError, fail } from './errors.js';
@@ -52,6 +59,11 @@ export interface CalendarInput {
    * computed as it always was.
    */
   refuseRepeats?: boolean;
+  /**
+   * Where public holidays come from, for `business_days` and BUSINESS_DAY timings: the activities, the API
+   * and the CLI pass the pinned data package's (holiday-data.ts); the calendar imports no data itself.
+   */
+  holidays?: HolidaySource;
 }
 
 /**
@@ -112,6 +124,8 @@ export interface Slot {
   adjustments: SlotAdjustment[];
   /** The tz database release whose rules computed the slot (zone.ts `ZoneRules.version`); absent in slots recorded before 0.6. */
   tz?: string;
+  /** The holiday data release that decided its business days (`date-holidays@3.37.0`); only with business_days. */
+  holidays?: string;
 }
 
 export interface NextSlotsContext {
@@ -138,6 +152,8 @@ export interface Calendar {
   readonly kind: Timing['kind'];
   /** the zone slots are expressed in (the timing's zone, else options.timezone, else UTC) */
   readonly timezone: string;
+  /** the holiday data release its business days come from; absent without business_days */
+  readonly holidays?: string;
   /** slots strictly after `after` (by scheduledFor), in order, at most `count` */
   nextSlots(after: string, count: number, cursor?: CalendarCursor, ctx?: NextSlotsContext): NextSlotsResult;
 }
@@ -226,6 +242,8 @@ export function compileCalendar(input: CalendarInput): Calendar {
         )
       : undefined;
   const maxCount = options.max_count;
+  const business = compileBusinessDays(timing, options, input.holidays);
+  const skipClosed = business !== undefined && timing.kind !== 'BUSINESS_DAY' && business.roll === 'SKIP';
 
   const resolveDefault = (wall: number) => resolveWall(zone, wall, dst).resolved[0]?.instant;
 
@@ -266,6 +284,27 @@ export function compileCalendar(input: CalendarInput): Calendar {
     case 'DEADLINE':
       source = deadlineSource('timing', timing.at, timingZone, zone, timing.reminders ?? [], resolveDefault);
       break;
+    case 'BUSINESS_DAY': {
+      const begin = (startsAt ?? createdAt) + zone.offsetAt(startsAt ?? createdAt);
+      const rule = { period: timing.period, n: timing.n, timeOfDay: timeOfDay(timing.time) };
+      if (timing.months !== undefined) {
+        if (timing.period === 'QUARTER')
+          fail('timing.months', 'is for period MONTH: a QUARTER counts in its three months', 'INVALID_FIELD');
+        Object.assign(rule, { months: timing.months });
+      }
+      source = businessDaySource(business!.calendar, rule, begin);
+      break;
+    }
+  }
+  if (business !== undefined && timing.kind !== 'BUSINESS_DAY' && business.roll !== 'SKIP') {
+    if (source.counting > 0)
+      fail(
+        'options.business_days.roll',
+        `${business.roll} moves occurrences a COUNT rule counts by their dates: use max_count to bound the runs, or roll SKIP`,
+        'INVALID_OPTION',
+      );
+    const begin = (startsAt ?? createdAt) + zone.offsetAt(startsAt ?? createdAt);
+    source = rolledSource(source, business.calendar, business.roll, begin);
   }
 
   const needCount = maxCount !== undefined || source.counting > 0;
@@ -282,7 +321,12 @@ export function compileCalendar(input: CalendarInput): Calendar {
     offset: number,
     adjustment: Adjustment | undefined,
   ): Candidate {
-    const c: Candidate = { instant, offset, wall: item.wall, adjustments: adjustment ? [adjustment] : [] };
+    const c: Candidate = {
+      instant,
+      offset,
+      wall: item.wall,
+      adjustments: [...(item.roll ? [item.roll] : []), ...(adjustment ? [adjustment] : [])],
+    };
     if (item.pos !== undefined) c.pos = item.pos;
     if (item.until !== undefined) c.until = item.until;
     if (item.label !== undefined) c.label = item.label;
@@ -333,6 +377,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
       adjustments,
       tz: zone.rules.version,
     };
+    if (business !== undefined) slot.holidays = business.calendar.dataVersion;
     if (c.label !== undefined) slot.label = c.label;
     return slot;
   }
@@ -455,6 +500,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
         }
         if (src.excludedInstants?.has(c.instant)) continue;
         if (exclusions.size > 0 && exclusions.has(dayNumber(c.instant + c.offset))) continue;
+        if (skipClosed && business!.calendar.closureOfDay(dayNumber(c.instant + c.offset)) !== null) continue;
         let deferTo: number | undefined;
         if (window !== undefined && !window.contains(c.instant)) {
           if (window.outside === 'SKIP') continue;
@@ -508,7 +554,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
           );
         }
         // As with the budget below: the window/exclusions when the definition has them, else its timing.
-        if (window?.outside === 'SKIP' || exclusions.size > 0)
+        if (window?.outside === 'SKIP' || exclusions.size > 0 || skipClosed)
           throw new CalendarError(
             'options',
             `no slot found within ${searchFuel} candidate occurrences: the window/exclusions remove every occurrence`,
@@ -526,7 +572,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
           if (budget.partial && slots.length > 0) break;
           // The definition itself is what costs: its window/exclusions when it has them, else its timing.
           budgetStop = new CalendarError(
-            window?.outside === 'SKIP' || exclusions.size > 0 ? 'options' : 'timing',
+            window?.outside === 'SKIP' || exclusions.size > 0 || skipClosed ? 'options' : 'timing',
             budget.reason,
             'SEARCH_LIMIT',
           );
@@ -558,11 +604,12 @@ export function compileCalendar(input: CalendarInput): Calendar {
     scheduleId: input.scheduleId,
     kind: timing.kind,
     timezone: zoneName,
+    ...(business !== undefined ? { holidays: business.calendar.dataVersion } : {}),
     nextSlots,
   };
 
-  // a window that SKIPs, or exclusions, may remove every occurrence: probe once (bounded)
-  if ((window?.outside === 'SKIP' || exclusions.size > 0) && fixedDelay === undefined) {
+  // a window that SKIPs, exclusions or closed days may remove every occurrence: probe once (bounded)
+  if ((window?.outside === 'SKIP' || exclusions.size > 0 || skipClosed) && fixedDelay === undefined) {
     try {
       nextSlots(
         formatUtc((startsAt ?? createdAt) - 1),
@@ -574,7 +621,11 @@ export function compileCalendar(input: CalendarInput): Calendar {
     } catch (e) {
       if (e instanceof CalendarError && e.code === 'SEARCH_LIMIT' && e !== budgetStop) {
         fail(
-          window?.outside === 'SKIP' ? 'options.window' : 'options.exclusions',
+          window?.outside === 'SKIP'
+            ? 'options.window'
+            : exclusions.size > 0
+              ? 'options.exclusions'
+              : 'options.business_days',
           'removes every occurrence of the timing',
           'NEVER_FIRES',
         );
@@ -582,5 +633,66 @@ export function compileCalendar(input: CalendarInput): Calendar {
       throw e;
     }
   }
+  if (timing.kind === 'BUSINESS_DAY') {
+    let found: boolean;
+    try {
+      found =
+        nextSlots(formatUtc((startsAt ?? createdAt) - 1), 1, undefined, undefined, PROBE_FUEL).slots.length >
+        0;
+    } catch (e) {
+      if (!(e instanceof CalendarError && e.code === 'SEARCH_LIMIT')) throw e;
+      found = false;
+    }
+    if (!found)
+      fail(
+        'timing.n',
+        `no ${timing.period === 'MONTH' ? 'month' : 'quarter'} has a business day number ${timing.n} in ${business!.calendar.region}`,
+        'NEVER_FIRES',
+      );
+  }
   return calendar;
+}
+
+/** `HH:mm` or `HH:mm:ss` → ms after local midnight. */
+function timeOfDay(text: string): number {
+  const m = /^(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text);
+  const [h, min, sec] = m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : [Number.NaN, 0, 0];
+  if (!(h <= 23 && min <= 59 && sec <= 59))
+    fail(
+      'timing.time',
+      `"${text}" is not a time of day (HH:mm or HH:mm:ss, 00:00…23:59:59)`,
+      'INVALID_DATETIME',
+    );
+  return ((h * 60 + min) * 60 + sec) * 1000;
+}
+
+/** The business-day calendar of a definition, with its roll policy; undefined when it uses none. */
+function compileBusinessDays(
+  timing: Timing,
+  options: CalendarOptions,
+  holidays: HolidaySource | undefined,
+): { calendar: BusinessCalendar; roll: 'FORWARD' | 'BACKWARD' | 'SKIP' } | undefined {
+  const spec = options.business_days;
+  if (spec === undefined) {
+    if (timing.kind === 'BUSINESS_DAY')
+      fail(
+        'options.business_days',
+        'a BUSINESS_DAY timing needs business_days with a region: whose public holidays close a day (LV, DE-BY)',
+        'INVALID_OPTION',
+      );
+    return undefined;
+  }
+  if (timing.kind === 'BUSINESS_DAY' && spec.roll !== undefined)
+    fail(
+      'options.business_days.roll',
+      'is for slots of other kinds: a BUSINESS_DAY slot is on a business day already',
+      'INVALID_OPTION',
+    );
+  if (holidays === undefined)
+    fail(
+      'options.business_days',
+      'this process was given no holiday data to compute business days with',
+      'INVALID_OPTION',
+    );
+  return { calendar: businessCalendar(spec, holidays), roll: spec.roll ?? 'SKIP' };
 }

@@ -19,6 +19,8 @@ export interface Nominal {
    */
   removed?: true;
   label?: string;
+  /** moved off a closed day (business_days.roll): the note says from where and why */
+  roll?: Adjustment;
 }
 
 /** A position inside a counting rule: the rule's `n`-th occurrence is at floating `wall`. */

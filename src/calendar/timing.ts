@@ -80,6 +80,79 @@ export const DeadlineTiming = z
   })
   .strict();
 
+export const Weekday = z.enum(['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU']);
+export type Weekday = z.infer<typeof Weekday>;
+
+// ---- Business days (issue 43): the public holidays of a region (src/calendar/business-days.ts) ---------------
+const localDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
+
+/** `options.business_days`: which local dates (in the schedule's zone) are working days. */
+export const BusinessDaysOptions = z
+  .object({
+    region: z
+      .string()
+      .regex(
+        /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/,
+        'expected a country code, optionally with a subdivision (LV, DE-BY)',
+      )
+      .describe('ISO 3166-1 country, optionally -subdivision (ISO 3166-2): its public holidays are closed'),
+    closed: z.array(localDate).max(5000).optional().describe('extra closed dates (company shutdowns)'),
+    open: z
+      .array(localDate)
+      .max(5000)
+      .optional()
+      .describe(
+        'extra open dates (a working Saturday, a holiday worked); they win over weekend and holidays',
+      ),
+    weekend: z
+      .array(Weekday)
+      .min(0)
+      .max(6)
+      .optional()
+      .describe('default SA, SU for every region (the holiday data has no weekend rule): IL is FR, SA'),
+    roll: z
+      .enum(['FORWARD', 'BACKWARD', 'SKIP'])
+      .optional()
+      .describe(
+        'a slot of another kind (RECURRENCE, CRON, ONE_TIME…) on a closed day: the next business day at the same time, the previous one, or none. Default SKIP, as `exclusions` (a run is never moved to a day the rule does not name unless asked); a slot rolled onto a day that has its own slot at that time is that slot',
+      ),
+  })
+  .strict();
+export type BusinessDaysOptions = z.infer<typeof BusinessDaysOptions>;
+
+/**
+ * `timing.kind: BUSINESS_DAY`: the n-th business day of every month or quarter, at `time` in `timezone`
+ * (needs `business_days` with a region). "The first business day of the month at 09:00 in Latvia":
+ * `{ kind: 'BUSINESS_DAY', period: 'MONTH', n: 1, time: '09:00', timezone: 'Europe/Riga' }` with
+ * `business_days: { region: 'LV' }`. "The last working day before the 25th" is not this kind: it is a
+ * RECURRENCE on BYMONTHDAY=24 with `roll: BACKWARD`. A period with fewer than |n| business days has no slot.
+ */
+export const BusinessDayTiming = z
+  .object({
+    kind: z.literal('BUSINESS_DAY'),
+    period: z.enum(['MONTH', 'QUARTER']),
+    n: z
+      .number()
+      .int()
+      .min(-92)
+      .max(92)
+      .refine((n) => n !== 0, 'n counts from 1 (the first) or from -1 (the last); 0 is neither')
+      .describe('1 = the first business day of the period, -1 = the last, 2 = the second…'),
+    months: z
+      .array(z.number().int().min(1).max(12))
+      .min(1)
+      .max(12)
+      .optional()
+      .describe('MONTH: only these months; QUARTER: not allowed. Default every month'),
+    time: z
+      .string()
+      .regex(/^\d{2}:\d{2}(:\d{2})?$/, 'expected HH:mm or HH:mm:ss')
+      .describe('local time of day; a time in a DST gap or fold follows options.dst as every other kind'),
+    timezone: zoneId.describe('IANA zone: the business days are local dates in it'),
+  })
+  .strict();
+export type BusinessDayTiming = z.infer<typeof BusinessDayTiming>;
+
 export const Timing = z.discriminatedUnion('kind', [
   OneTimeTiming,
   DelayTiming,
@@ -87,6 +160,7 @@ export const Timing = z.discriminatedUnion('kind', [
   RecurrenceTiming,
   CronTiming,
   DeadlineTiming,
+  BusinessDayTiming,
 ]);
 export type Timing = z.infer<typeof Timing>;
 export type TimingKind = Timing['kind'];
@@ -95,9 +169,6 @@ export const TIMING_KINDS = Timing.options.map((option) => option.shape.kind.val
   TimingKind,
   ...TimingKind[],
 ];
-
-export const Weekday = z.enum(['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU']);
-export type Weekday = z.infer<typeof Weekday>;
 
 const hhmm = z.string().regex(/^\d{2}:\d{2}$/, 'expected HH:mm');
 
@@ -137,6 +208,7 @@ export const CalendarOptions = z
       .optional()
       .describe('maximum deterministic delay added to each slot (technical jobs only)'),
     dst: DstOptions.optional(),
+    business_days: BusinessDaysOptions.optional(),
   })
   .strict();
 export type CalendarOptions = z.infer<typeof CalendarOptions>;

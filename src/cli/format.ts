@@ -104,6 +104,8 @@ export function timingSummary(timing: Timing): string {
       return `cron "${timing.expression}"`;
     case 'DEADLINE':
       return `deadline ${timing.at}${timing.reminders?.length ? `, reminders ${timing.reminders.join(', ')} before` : ''}`;
+    case 'BUSINESS_DAY':
+      return `business day ${timing.n} of every ${timing.period.toLowerCase()}${timing.months ? ` (months ${timing.months.join(', ')})` : ''} at ${timing.time}`;
   }
 }
 

@@ -2,7 +2,9 @@
 // workflow, the activities, the client SDK, the HTTP API, the CLI and the OpenAPI document all derive
 // from them. This module sits just above src/calendar: it imports nothing of the layers that use it.
 import { z } from 'zod';
-import { CalendarOptions, Timing, Weekday } from '../calendar/timing.js';
+import { CalendarOptions, Timing } from '../calendar/timing.js';
+
+export { BusinessDaysOptions, BusinessDayTiming } from '../calendar/timing.js';
 
 const instant = z.iso.datetime({ offset: true });
 /** A schedule or tenant ID: also a path segment of the API and part of workflow IDs. */
@@ -139,82 +141,6 @@ export const ScheduleSpec = CalendarOptions.extend({
 export type ScheduleSpec = z.infer<typeof ScheduleSpec>;
 export type ScheduleSpecInput = z.input<typeof ScheduleSpec>;
 
-// ---- Business days (issue 43): PROPOSED, not yet part of ScheduleSpec ------------------------------------
-// Both schemas are additive and optional: once attached (`business_days` to CalendarOptions, BUSINESS_DAY to
-// the Timing union, both in src/calendar/timing.ts where those live) every existing schedule parses
-// unchanged. They stay unattached until the engine computes them and running schedules record the holiday
-// data version with their slots (as they record the tz release): accepting them before would run schedules
-// that ignore the calendar. The pure core is src/calendar/business-days.ts.
-
-const localDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD');
-
-/** `options.business_days`: which local dates (in the schedule's zone) are working days. */
-export const BusinessDaysOptions = z
-  .object({
-    region: z
-      .string()
-      .regex(
-        /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/,
-        'expected a country code, optionally with a subdivision (LV, DE-BY)',
-      )
-      .describe('ISO 3166-1 country, optionally -subdivision (ISO 3166-2): its public holidays are closed'),
-    closed: z.array(localDate).max(5000).optional().describe('extra closed dates (company shutdowns)'),
-    open: z
-      .array(localDate)
-      .max(5000)
-      .optional()
-      .describe(
-        'extra open dates (a working Saturday, a holiday worked); they win over weekend and holidays',
-      ),
-    weekend: z
-      .array(Weekday)
-      .min(0)
-      .max(6)
-      .optional()
-      .describe('default SA, SU for every region (the holiday data has no weekend rule): IL is FR, SA'),
-    roll: z
-      .enum(['FORWARD', 'BACKWARD', 'SKIP'])
-      .optional()
-      .describe(
-        'a slot of another kind (RECURRENCE, CRON, ONE_TIME…) on a closed day: the next business day, the previous one, or none. Default SKIP, as `exclusions` (a run is never moved to a day the rule does not name unless asked)',
-      ),
-  })
-  .strict();
-export type BusinessDaysOptions = z.infer<typeof BusinessDaysOptions>;
-
-/**
- * `timing.kind: BUSINESS_DAY`: the n-th business day of every month or quarter, at `time` in `timezone`
- * (needs `options.business_days`). "The first business day of the month at 09:00 in Latvia":
- * `{ kind: 'BUSINESS_DAY', period: 'MONTH', n: 1, time: '09:00', timezone: 'Europe/Riga' }` with
- * `business_days: { region: 'LV' }`. "The last working day before the 25th" is not this kind: it is a
- * RECURRENCE on BYMONTHDAY=24 with `roll: BACKWARD`. A period with fewer than |n| business days has no slot.
- */
-export const BusinessDayTiming = z
-  .object({
-    kind: z.literal('BUSINESS_DAY'),
-    period: z.enum(['MONTH', 'QUARTER']),
-    n: z
-      .number()
-      .int()
-      .min(-92)
-      .max(92)
-      .refine((n) => n !== 0, 'n counts from 1 (the first) or from -1 (the last); 0 is neither')
-      .describe('1 = the first business day of the period, -1 = the last, 2 = the second…'),
-    months: z
-      .array(z.number().int().min(1).max(12))
-      .min(1)
-      .max(12)
-      .optional()
-      .describe('MONTH: only these months; QUARTER: not allowed. Default every month'),
-    time: z
-      .string()
-      .regex(/^\d{2}:\d{2}(:\d{2})?$/, 'expected HH:mm or HH:mm:ss')
-      .describe('local time of day; a time in a DST gap or fold follows options.dst as every other kind'),
-    timezone: z.string().min(1).max(64).describe('IANA zone: the business days are local dates in it'),
-  })
-  .strict();
-export type BusinessDayTiming = z.infer<typeof BusinessDayTiming>;
-
 export const ScheduleIdentity = z.object({
   schedule_id: Identifier,
   tenant_id: Identifier,
@@ -257,6 +183,12 @@ export const Occurrence = z.object({
     .optional()
     .describe(
       'the tz database release whose rules computed scheduled_for (e.g. 2025c); null for a manual trigger, absent in occurrences recorded before 0.6',
+    ),
+  holiday_data_version: z
+    .string()
+    .optional()
+    .describe(
+      'the holiday data release that decided the business day (e.g. date-holidays@3.37.0); only for a schedule with business_days',
     ),
 });
 export type Occurrence = z.infer<typeof Occurrence>;
@@ -392,6 +324,21 @@ export const ScheduleTzView = z.object({
 });
 export type ScheduleTzView = z.infer<typeof ScheduleTzView>;
 
+/** The business-day calendar a schedule's slots follow: which data decided them, and until when it is trusted. */
+export const ScheduleHolidaysView = z.object({
+  region: z.string(),
+  computed_with: z
+    .array(z.string())
+    .describe('holiday data releases that decided the buffered future slots (e.g. date-holidays@3.37.0)'),
+  trusted_until: z
+    .string()
+    .nullable()
+    .describe(
+      'slots firing after this are computed again first, with the holiday data of the worker then (the horizon)',
+    ),
+});
+export type ScheduleHolidaysView = z.infer<typeof ScheduleHolidaysView>;
+
 export const RecomputeRequest = z
   .object({
     zone: z
@@ -442,6 +389,7 @@ export const ScheduleDescription = z.object({
   queued: z.array(z.string()),
   counters: ScheduleCounters,
   tz: ScheduleTzView.optional().describe('absent from schedules described by a worker before 0.6'),
+  holidays: ScheduleHolidaysView.optional().describe('only for a schedule with business_days'),
 });
 export type ScheduleDescription = z.infer<typeof ScheduleDescription>;
 

@@ -2,6 +2,8 @@
 // workflow gets them through an activity (src/activities/slots.ts, recorded in history); the SDK
 // calls the same function to validate and preview a definition without a server.
 
+import type { HolidaySource } from '../calendar/business-days.js';
+import { dateHolidaysSource } from '../calendar/holiday-data.js';
 import {
   type CalendarCursor,
   compileCalendar,
@@ -41,6 +43,8 @@ export interface SlotBatch {
   engine: number;
   /** The tz database release that computed the batch (each slot says it too); absent before 0.6. */
   tz?: string;
+  /** The holiday data release that decided its business days; only for a definition with business_days. */
+  holidays?: string;
   slots: Slot[];
   cursor: CalendarCursor;
   exhausted: boolean;
@@ -48,7 +52,7 @@ export interface SlotBatch {
 
 /** The calendar options inside a schedule spec (the spec carries them flat, as schedule.v1 does). */
 export function calendarOptionsOf(spec: SlotSpec): CalendarOptions {
-  const { timezone, window, exclusions, starts_at, ends_at, max_count, jitter, dst } = spec;
+  const { timezone, window, exclusions, starts_at, ends_at, max_count, jitter, dst, business_days } = spec;
   const options: CalendarOptions = {};
   if (timezone !== undefined) options.timezone = timezone;
   if (window !== undefined) options.window = window;
@@ -58,6 +62,7 @@ export function calendarOptionsOf(spec: SlotSpec): CalendarOptions {
   if (max_count !== undefined) options.max_count = max_count;
   if (jitter !== undefined) options.jitter = jitter;
   if (dst !== undefined) options.dst = dst;
+  if (business_days !== undefined) options.business_days = business_days;
   return options;
 }
 
@@ -79,7 +84,28 @@ function calendarOf(
     defaultDtstart: new Date(Math.floor(Date.parse(createdAt) / 60_000) * 60_000).toISOString(),
     ...(budget ? { budget } : {}),
     ...(refuseRepeats ? { refuseRepeats } : {}),
+    holidays: holidayData(),
   });
+}
+
+let holidaySource: HolidaySource | undefined;
+/**
+ * The holiday data every process computes business days with: the pinned package (one instance: it memoizes
+ * regions). Workflow code never reaches it: the workflow imports only this module's types, and asks the
+ * slot activity.
+ */
+function holidayData(): HolidaySource {
+  holidaySource ??= dateHolidaysSource();
+  return holidaySource;
+}
+
+/**
+ * Installs other holiday data for the computations that follow (undefined: the pinned package again): the
+ * seam a test uses to stand for a newer data release under running schedules, as `useZoneRules` stands for a
+ * newer tz database.
+ */
+export function useHolidaySource(source?: HolidaySource): void {
+  holidaySource = source;
 }
 
 /**
@@ -146,5 +172,12 @@ export function computeSlots(request: SlotBatchRequest, budget?: SearchBudget): 
     ...(budget ? { budget } : {}),
   };
   const { slots, cursor, exhausted } = calendar.nextSlots(request.after, request.count, request.cursor, ctx);
-  return { engine: SLOT_ENGINE_VERSION, tz: zoneRules().version, slots, cursor, exhausted };
+  return {
+    engine: SLOT_ENGINE_VERSION,
+    tz: zoneRules().version,
+    ...(calendar.holidays !== undefined ? { holidays: calendar.holidays } : {}),
+    slots,
+    cursor,
+    exhausted,
+  };
 }

@@ -21,6 +21,7 @@ export interface ZonedSpec {
   timing: { kind: string; timezone?: string | undefined; rule?: string | undefined };
   timezone?: string | undefined;
   window?: { timezone?: string | undefined } | undefined;
+  business_days?: { region: string } | undefined;
 }
 
 /**
@@ -39,6 +40,18 @@ export function zonesOf(spec: ZonedSpec): string[] {
   for (const utc of UTC_NAMES) zones.delete(utc);
   return [...zones].sort();
 }
+
+/**
+ * Whether a definition's slots depend on data a deploy can change under a running schedule: a zone's rules
+ * (tz database) or a region's public holidays (the holiday data package). Such slots are trusted for the
+ * horizon only (TZ_HORIZON_MS) and computed again before they fire after it.
+ */
+export const followsChangingData = (spec: ZonedSpec): boolean =>
+  zonesOf(spec).length > 0 || spec.business_days !== undefined;
+
+/** The holiday data releases that decided the business days of `slots`, sorted; empty without business days. */
+export const holidayVersionsOf = (slots: ReadonlyArray<{ holidays?: string }>): string[] =>
+  [...new Set(slots.flatMap((slot) => (slot.holidays ? [slot.holidays] : [])))].sort();
 
 /** What a slot recorded before 0.6 (no tz) counts as: older than any release. */
 export const TZ_UNKNOWN = 'unknown';

@@ -93,6 +93,11 @@ function explainTiming(t: Timing): string {
       return `${cronWords(t.expression) ?? `cron ${t.expression}`} in ${t.timezone}`;
     case 'RECURRENCE':
       return `${ruleWords(t.rule) ?? t.rule} in ${t.timezone}`;
+    case 'BUSINESS_DAY': {
+      const nth = t.n === -1 ? 'last' : t.n < 0 ? `${englishOrdinal(-t.n)} last` : englishOrdinal(t.n);
+      const months = t.months ? ` of ${list(t.months.map((m) => MONTH_NAMES[m - 1]!))}` : '';
+      return `on the ${nth} business day of ${t.period === 'MONTH' ? (months ? months.slice(4) : 'every month') : 'every quarter'} at ${t.time} in ${t.timezone}`;
+    }
   }
 }
 

@@ -59,6 +59,7 @@ export class Ledger {
       duplicate_prevented: false,
       finished_at: null,
       ...(fire.slot.tz ? { tz_version: fire.slot.tz } : {}),
+      ...(fire.slot.holidays ? { holiday_data_version: fire.slot.holidays } : {}),
     };
   }
 

@@ -8,7 +8,7 @@ import { armAtMs } from '../../model/arming.js';
 import type { Occurrence, RecomputeRecord } from '../../model/contracts.js';
 import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
 import { isTerminal } from '../../model/views.js';
-import { oldestTzVersion, zonesOf } from '../../model/zones.js';
+import { followsChangingData, oldestTzVersion } from '../../model/zones.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import { FIRST_SLOT_BATCH, VERSION_MEMO } from '../definitions.js';
 import { askSmallFirstBatch, askVersionMemo, type Behaviour, PatchesAskedEachPass } from '../patches.js';
@@ -346,8 +346,8 @@ export class ScheduleRun implements HandOffContext {
   /** Whether the buffered slots must be computed again now, or when (PATCHES.TZ_HORIZON). */
   private horizon(now: number) {
     const s = this.state;
-    // Instants in UTC alone follow no zone's rules: nothing to refresh.
-    if (!this.asked.tzHorizon || isFixedDelay(s.spec) || zonesOf(s.spec).length === 0)
+    // Instants in UTC alone, on no business-day calendar, follow no data a deploy changes: nothing to refresh.
+    if (!this.asked.tzHorizon || isFixedDelay(s.spec) || !followsChangingData(s.spec))
       return { now: false, wakeAtMs: null };
     const next = s.buffer[0];
     return horizonRefresh({

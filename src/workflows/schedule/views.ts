@@ -3,19 +3,28 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { NextRun, ScheduleDescription, ScheduleTzView } from '../../model/contracts.js';
 import { isTerminal, scheduleDocument, toNextRun, visibleStatus } from '../../model/views.js';
-import { oldestTzVersion, tzVersionsOf, zonesOf } from '../../model/zones.js';
+import {
+  followsChangingData,
+  holidayVersionsOf,
+  oldestTzVersion,
+  tzVersionsOf,
+  zonesOf,
+} from '../../model/zones.js';
 import { markdownLiteral } from '../markdown.js';
 import { scheduleAttributes } from '../search-attributes.js';
 import { NEXT_RUNS_SHOWN, type ScheduleState, TZ_HORIZON_MS } from './state.js';
+
+/** Until when the buffered slots are trusted (the horizon); null when they follow no changing data. */
+const trustedUntil = (s: ScheduleState): string | null =>
+  s.computedAt && followsChangingData(s.spec)
+    ? new Date(Date.parse(s.computedAt) + TZ_HORIZON_MS).toISOString()
+    : null;
 
 export function tzView(s: ScheduleState): ScheduleTzView {
   const tz = s.tz;
   return {
     computed_with: tzVersionsOf(s.buffer),
-    trusted_until:
-      s.computedAt && zonesOf(s.spec).length > 0
-        ? new Date(Date.parse(s.computedAt) + TZ_HORIZON_MS).toISOString()
-        : null,
+    trusted_until: zonesOf(s.spec).length > 0 ? trustedUntil(s) : null,
     newer_seen: tz?.newer ?? null,
     horizon_refreshes: tz?.horizonRefreshes ?? 0,
     recomputes: tz?.recomputes ?? 0,
@@ -60,6 +69,15 @@ export function describe(s: ScheduleState): ScheduleDescription {
     queued: [...s.queue],
     counters: { ...s.counters },
     tz: tzView(s),
+    ...(s.spec.business_days
+      ? {
+          holidays: {
+            region: s.spec.business_days.region,
+            computed_with: holidayVersionsOf(s.buffer),
+            trusted_until: trustedUntil(s),
+          },
+        }
+      : {}),
   };
 }
 

@@ -277,7 +277,7 @@ describe('differential vs date-holidays isHoliday, 2026–2029', () => {
   }
 });
 
-describe('contract proposal (src/model/contracts.ts)', () => {
+describe('the contract (src/calendar/timing.ts, re-exported by src/model/contracts.ts)', () => {
   it('parses the issue examples', () => {
     expect(
       BusinessDayTiming.parse({
@@ -308,13 +308,17 @@ describe('contract proposal (src/model/contracts.ts)', () => {
     expect(BusinessDaysOptions.safeParse({ region: 'LV', extra: 1 }).success).toBe(false);
   });
 
-  it('is not attached yet: a schedule naming it is refused, every existing one parses unchanged', () => {
+  it('is part of a schedule: business_days and BUSINESS_DAY parse, an existing definition parses unchanged', () => {
     const spec = {
       target: { type: 'JOB', job_type: 'payroll' },
       timing: { kind: 'CRON', expression: '0 9 1 * *', timezone: 'Europe/Riga' },
     };
-    expect(ScheduleSpec.safeParse(spec).success).toBe(true);
-    expect(ScheduleSpec.safeParse({ ...spec, business_days: { region: 'LV' } }).success).toBe(false);
+    expect(ScheduleSpec.parse(spec)).not.toHaveProperty('business_days');
+    expect(ScheduleSpec.parse({ ...spec, business_days: { region: 'LV' } }).business_days).toEqual({
+      region: 'LV',
+    });
+    const timing = { kind: 'BUSINESS_DAY', period: 'MONTH', n: 1, time: '09:00', timezone: 'Europe/Riga' };
+    expect(ScheduleSpec.parse({ ...spec, timing, business_days: { region: 'LV' } }).timing).toEqual(timing);
   });
 });
 
