@@ -92,6 +92,11 @@ export const EnvironmentSchema = z.object({
   SCHEDULER_TZ_REFRESH: z.enum(['off', 'notify', 'recompute']).default('recompute'),
   /** How often a worker looks for schedules behind its tz database (after one check at start). */
   SCHEDULER_TZ_CHECK_INTERVAL_S: z.coerce.number().int().min(10).default(600),
+  /**
+   * What a worker does about running business-day schedules whose buffered slots older holiday data decided
+   * (after a deploy that brings a newer date-holidays release): as SCHEDULER_TZ_REFRESH, checked at its interval.
+   */
+  SCHEDULER_HOLIDAY_REFRESH: z.enum(['off', 'notify', 'recompute']).default('recompute'),
   /** An active schedule whose next run is older than this many seconds counts as overdue. */
   /**
    * How long before its slot a recurring ALLOW JOB is started with a delay to its instant (armed), so that

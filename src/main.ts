@@ -6,6 +6,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { findTemporalCli } from '../scripts/toolchain.mjs';
 import { devApiKeyFile } from './api/auth.js';
 import { serveApi } from './api/http/serve.js';
+import { HOLIDAY_DATA_VERSION } from './calendar/holiday-data.js';
 import { zoneRules } from './calendar/index.js';
 import { deploymentFacts, loadEnvironment, policyAtStart, productionReasons } from './config.js';
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
@@ -20,7 +21,7 @@ import {
   watchApiKeyFile,
 } from './runtime/temporal-connection.js';
 import { loadTenantPolicy } from './runtime/tenant-policy-file.js';
-import { watchTzVersions } from './runtime/tz-watch.js';
+import { watchHolidayData, watchTzVersions } from './runtime/release-watch.js';
 import { createSchedulerWorker } from './worker.js';
 
 const log = (line: string) => console.log(`[scheduler] ${line}`);
@@ -163,6 +164,14 @@ async function main(): Promise<void> {
         meter: Runtime.instance().metricMeter,
       });
       stops.push(async () => tzWatch.stop());
+      const holidayWatch = watchHolidayData(client, {
+        version: HOLIDAY_DATA_VERSION,
+        mode: env.SCHEDULER_HOLIDAY_REFRESH,
+        intervalMs: env.SCHEDULER_TZ_CHECK_INTERVAL_S * 1000,
+        log,
+        meter: Runtime.instance().metricMeter,
+      });
+      stops.push(async () => holidayWatch.stop());
     }
 
     let devKey: string | null = null;
@@ -211,7 +220,9 @@ async function main(): Promise<void> {
         `Mode:       development on a Temporal server of your own (SCHEDULER_DEVELOPMENT=on): tenant 'dev' reaches every target and its workers take any schedule on ${env.TEMPORAL_TASK_QUEUE}; never on a server other teams use`,
       );
     if (runsWorker)
-      log(`Worker:     running (tz database ${zoneRules().version}, refresh: ${env.SCHEDULER_TZ_REFRESH})`);
+      log(
+        `Worker:     running (tz database ${zoneRules().version}, refresh: ${env.SCHEDULER_TZ_REFRESH}; holiday data ${HOLIDAY_DATA_VERSION}, refresh: ${env.SCHEDULER_HOLIDAY_REFRESH})`,
+      );
     log(`Targets:    ${tenantPolicy.describe()}`);
     if (runsWorker && env.SCHEDULER_METRICS_PORT) log(`Metrics:    http://${workerMetricsAddress}/metrics`);
     if (runsApi)

@@ -336,6 +336,10 @@ export const ScheduleHolidaysView = z.object({
     .describe(
       'slots firing after this are computed again first, with the holiday data of the worker then (the horizon)',
     ),
+  newer_seen: z
+    .object({ version: z.string(), seen_at: z.string() })
+    .nullable()
+    .describe('a worker with newer holiday data than computed_with said so; cleared by a recompute'),
 });
 export type ScheduleHolidaysView = z.infer<typeof ScheduleHolidaysView>;
 
@@ -352,6 +356,13 @@ export const RecomputeRequest = z
       .regex(/^\d{4}[a-z]+$/, 'a tz database release such as 2025c')
       .optional()
       .describe('only schedules with a buffered slot computed by an older tz database release'),
+    if_holiday_data_older_than: z
+      .string()
+      .regex(/^[a-z0-9@/._-]+@\d+\.\d+\.\d+$/, 'a holiday data release such as date-holidays@3.38.0')
+      .optional()
+      .describe(
+        'only schedules with a buffered slot whose business days an older holiday data release decided',
+      ),
     reason: z.string().max(500).optional(),
   })
   .strict();

@@ -53,6 +53,32 @@ export const followsChangingData = (spec: ZonedSpec): boolean =>
 export const holidayVersionsOf = (slots: ReadonlyArray<{ holidays?: string }>): string[] =>
   [...new Set(slots.flatMap((slot) => (slot.holidays ? [slot.holidays] : [])))].sort();
 
+/** The oldest holiday data release among `slots`; null: none decided by holiday data. */
+export const oldestHolidayVersion = (slots: ReadonlyArray<{ holidays?: string }>): string | null =>
+  holidayVersionsOf(slots).sort(compareHolidayVersions)[0] ?? null;
+
+const HOLIDAY_VERSION_RE = /^(.+)@(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/;
+/**
+ * Orders holiday data releases (`date-holidays@3.37.0` < `date-holidays@3.38.0` < `date-holidays@10.0.0`) by
+ * their numbers; releases of different packages, or not `name@x.y.z`, order by their text.
+ */
+export function compareHolidayVersions(a: string, b: string): number {
+  const ma = HOLIDAY_VERSION_RE.exec(a);
+  const mb = HOLIDAY_VERSION_RE.exec(b);
+  if (ma && mb && ma[1] === mb[1]) {
+    for (let i = 2; i <= 4; i++) {
+      const d = Number(ma[i]) - Number(mb[i]);
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Whether slots decided with holiday data `version` are older than `release`. */
+export const holidayDataOlderThan = (version: string, release: string): boolean =>
+  compareHolidayVersions(version, release) < 0;
+
 /** What a slot recorded before 0.6 (no tz) counts as: older than any release. */
 export const TZ_UNKNOWN = 'unknown';
 

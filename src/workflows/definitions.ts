@@ -85,6 +85,8 @@ export const wakeUpdate = defineUpdate<null, [Record<string, never>]>('wake');
 export const recomputeUpdate = defineUpdate<RecomputeResult, [RecomputeRequest]>('recompute');
 /** A worker whose tz database (`version`) is newer than the schedule's buffered slots' says so (describe shows it). */
 export const newerTzSignal = defineSignal<[{ version: string }]>('newerTz');
+/** A worker whose holiday data (`version`, e.g. date-holidays@3.38.0) is newer than the buffered slots' says so. */
+export const newerHolidayDataSignal = defineSignal<[{ version: string }]>('newerHolidayData');
 
 /** The deployment's one owner registry (workflows/owner-registry.ts); not a schedule, never a target. */
 export const OWNER_REGISTRY_WORKFLOW_TYPE = 'ownerRegistryWorkflow';

@@ -23,6 +23,11 @@ export const OccurrenceIdKey = defineSearchAttributeKey('SchedulerOccurrenceId',
 export const TzVersionKey = defineSearchAttributeKey('SchedulerTzVersion', SearchAttributeType.KEYWORD);
 /** The zones a schedule's instants depend on (model/slots.ts zonesOf): a zone's recompute selects by it. */
 export const ZonesKey = defineSearchAttributeKey('SchedulerZones', SearchAttributeType.KEYWORD_LIST);
+/**
+ * The oldest holiday data release among a business-day schedule's buffered slots (`date-holidays@3.37.0`):
+ * finds the ones a worker with newer data should recompute. Set only on schedules with business_days.
+ */
+export const HolidayDataKey = defineSearchAttributeKey('SchedulerHolidayData', SearchAttributeType.KEYWORD);
 
 export const ownerKeyValue = (tenantId: string, ownerRef: string): string => `${tenantId}/${ownerRef}`;
 
@@ -41,6 +46,7 @@ export const schedulerSearchAttributes = [
   OwnerKey,
   TzVersionKey,
   ZonesKey,
+  HolidayDataKey,
 ] as const;
 
 export interface ScheduleAttributeValues {
@@ -52,6 +58,8 @@ export interface ScheduleAttributeValues {
   nextRunAt: string | null;
   /** Since PATCHES.TZ_HORIZON (absent before: those runs never upsert them). */
   tz?: { version: string | null; zones: string[] };
+  /** A business-day schedule's oldest buffered holiday data release (absent for every other schedule). */
+  holidays?: string | null;
 }
 
 /** The attributes that describe a schedule in listings, as its start sets them and its run updates them. */
@@ -67,4 +75,5 @@ export const scheduleAttributes = (v: ScheduleAttributeValues): SearchAttributeU
         { key: ZonesKey, value: v.tz.zones.length > 0 ? v.tz.zones : null },
       ]
     : []),
+  ...(v.holidays !== undefined ? [{ key: HolidayDataKey, value: v.holidays }] : []),
 ];

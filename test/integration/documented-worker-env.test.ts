@@ -12,9 +12,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerClient } from '../../src/api/client.js';
+import { amendedHolidaySource } from '../../src/calendar/business-days.js';
+import { dateHolidaysSource, HOLIDAY_DATA_VERSION } from '../../src/calendar/holiday-data.js';
 import { amendedZoneRules, useRuntimeZoneRules, useZoneRules, zoneRules } from '../../src/calendar/index.js';
 import { armAtMs } from '../../src/model/arming.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { useHolidaySource } from '../../src/model/slots.js';
 import { hourHalfADayAway } from '../helpers/clock.js';
 import { type ProductWorker, promSample, startProductWorker } from '../helpers/product.js';
 import { OPEN_TARGETS, writeTenantsFile } from '../helpers/tenants.js';
@@ -304,6 +307,8 @@ describe('documented environment of the product processes', () => {
         {
           TEMPORAL_TASK_QUEUE: 'tz-watch-only',
           SCHEDULER_TZ_CHECK_INTERVAL_S: String(TZ_CHECK_INTERVAL_S),
+          // the holiday data check is the next test's
+          SCHEDULER_HOLIDAY_REFRESH: 'off',
           ...env,
         },
         { metrics: true },
@@ -373,6 +378,68 @@ describe('documented environment of the product processes', () => {
         newer_seen: null,
         recomputes: 1,
       });
+    await recompute.stop();
+  });
+  it.concurrent("SCHEDULER_HOLIDAY_REFRESH: notify tells the business-day schedules behind the worker's holiday data, recompute (the default) recomputes them", async () => {
+    // A business-day schedule whose slots older holiday data decided: created by this process with an older
+    // release installed, as an API deployed before the data upgrade would.
+    const OLD_DATA = 'date-holidays@3.0.0';
+    const sdk = new SchedulerClient({
+      client: stack.client,
+      taskQueue: SCHEDULER_QUEUE,
+      jobTaskQueue: JOB_QUEUE,
+      principal: { tenant_id: 'acme', owner_ref: 'ops' },
+      startAsleep: false,
+    });
+    useHolidaySource(amendedHolidaySource(dateHolidaysSource(), OLD_DATA, []));
+    try {
+      await sdk.create({
+        schedule_id: 'holidays-behind',
+        timing: { kind: 'BUSINESS_DAY', period: 'MONTH', n: -1, time: '18:00', timezone: 'Europe/Riga' },
+        business_days: { region: 'LV' },
+        target: { type: 'JOB', job_type: 'fileRecordedJob' },
+      });
+    } finally {
+      useHolidaySource();
+    }
+    const holidaysOf = async () => (await describeOf('acme', 'holidays-behind')).holidays;
+    expect(await holidaysOf()).toMatchObject({ computed_with: [OLD_DATA], newer_seen: null });
+    const dataWorker = (env: Record<string, string>) =>
+      startProductWorker(
+        stack,
+        {
+          TEMPORAL_TASK_QUEUE: 'holiday-watch-only',
+          SCHEDULER_TZ_CHECK_INTERVAL_S: String(TZ_CHECK_INTERVAL_S),
+          SCHEDULER_TZ_REFRESH: 'off',
+          ...env,
+        },
+        { metrics: true },
+      );
+
+    const notify = await dataWorker({ SCHEDULER_HOLIDAY_REFRESH: 'notify' });
+    await eventually(
+      'the holiday data check at start',
+      async () =>
+        notify.output().includes(`holiday data ${HOLIDAY_DATA_VERSION}: 1 schedules behind; told 1`) ||
+        undefined,
+      30_000,
+    );
+    expect((await holidaysOf()).newer_seen).toMatchObject({ version: HOLIDAY_DATA_VERSION });
+    expect(
+      promSample(await notify.scrape(), 'scheduler_schedules_behind_holiday_data', {
+        holiday_data_version: HOLIDAY_DATA_VERSION,
+      }),
+    ).toBe(1);
+    await notify.stop();
+
+    const recompute = await dataWorker({});
+    await eventually(
+      'recomputed at start',
+      async () =>
+        /holiday data \S+: 1 schedules behind; recomputed 1 /.test(recompute.output()) ? true : undefined,
+      30_000,
+    );
+    expect(await holidaysOf()).toMatchObject({ computed_with: [HOLIDAY_DATA_VERSION], newer_seen: null });
     await recompute.stop();
   });
 });

@@ -5,7 +5,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amendedZoneRules, useRuntimeZoneRules, useZoneRules, zoneRules } from '../../src/calendar/index.js';
-import { checkTzVersions } from '../../src/runtime/tz-watch.js';
+import { checkTzVersions } from '../../src/runtime/release-watch.js';
 import { type ApiStack, startApiStack } from '../helpers/http-api.js';
 import { eventually } from './support.js';
 

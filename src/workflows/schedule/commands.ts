@@ -15,7 +15,13 @@ import type {
 import { canonicalInstant } from '../../model/ids.js';
 import type { SlotBatch } from '../../model/slots.js';
 import { isTerminal } from '../../model/views.js';
-import { tzOlderThan, tzVersionsOf, zonesOf } from '../../model/zones.js';
+import {
+  holidayDataOlderThan,
+  holidayVersionsOf,
+  tzOlderThan,
+  tzVersionsOf,
+  zonesOf,
+} from '../../model/zones.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import {
   BACKFILL_LIMIT,
@@ -222,6 +228,16 @@ async function applyRecompute(run: ScheduleRun, request: RecomputeRequest): Prom
         ? 'no future slot is buffered'
         : `its slots are computed with ${versions.join(', ')}, not older than ${release}`,
     );
+  const dataRelease = request.if_holiday_data_older_than;
+  if (dataRelease !== undefined) {
+    const data = holidayVersionsOf(splitDue(s.buffer, now).later);
+    if (!data.some((v) => holidayDataOlderThan(v, dataRelease)))
+      return notRecomputed(
+        data.length === 0
+          ? 'no future slot was decided by holiday data'
+          : `its business days are decided with ${data.join(', ')}, not older than ${dataRelease}`,
+      );
+  }
   const record = await run.recomputeBuffer(now, request.reason ?? 'recompute requested');
   if (record instanceof Error) return notRecomputed(record.message);
   return { recomputed: true, reason: '', record };
@@ -251,6 +267,15 @@ function applyNoteNewerTz(run: ScheduleRun, version: string) {
   tz.newer = { version, seen_at: workflowNowIso() };
 }
 
+/** A worker with newer holiday data said so: kept for describe until a recompute with it (or newer). */
+function applyNoteNewerHolidays(run: ScheduleRun, version: string) {
+  const s = run.state;
+  if (isTerminal(s.status) || !s.spec.business_days) return;
+  if (!holidayVersionsOf(s.buffer).some((v) => holidayDataOlderThan(v, version))) return;
+  if (s.holidaysNewer && !holidayDataOlderThan(s.holidaysNewer.version, version)) return;
+  s.holidaysNewer = { version, seen_at: workflowNowIso() };
+}
+
 /** The loop applies every command here, one at a time; handlers only enqueue them. */
 export async function applyCommand(run: ScheduleRun, command: Command): Promise<void> {
   const s = run.state;
@@ -275,5 +300,7 @@ export async function applyCommand(run: ScheduleRun, command: Command): Promise<
       return command.done(await applyRecompute(run, command.request));
     case 'noteNewerTz':
       return applyNoteNewerTz(run, command.version);
+    case 'noteNewerHolidays':
+      return applyNoteNewerHolidays(run, command.version);
   }
 }

@@ -14,6 +14,7 @@ import {
   cancelUpdate,
   describeQuery,
   editUpdate,
+  newerHolidayDataSignal,
   newerTzSignal,
   ownerRevokedSignal,
   pauseSignal,
@@ -114,6 +115,10 @@ export function registerHandlers(run: ScheduleRun): void {
   wf.setHandler(newerTzSignal, (request) => {
     if (typeof request?.version === 'string')
       commands.push({ kind: 'noteNewerTz', version: request.version });
+  });
+  wf.setHandler(newerHolidayDataSignal, (request) => {
+    if (typeof request?.version === 'string')
+      commands.push({ kind: 'noteNewerHolidays', version: request.version });
   });
   wf.setHandler(describeQuery, () => describe(s));
   wf.setHandler(wakeUpdate, () => null);

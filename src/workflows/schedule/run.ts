@@ -8,7 +8,12 @@ import { armAtMs } from '../../model/arming.js';
 import type { Occurrence, RecomputeRecord } from '../../model/contracts.js';
 import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
 import { isTerminal } from '../../model/views.js';
-import { followsChangingData, oldestTzVersion } from '../../model/zones.js';
+import {
+  followsChangingData,
+  holidayDataOlderThan,
+  oldestHolidayVersion,
+  oldestTzVersion,
+} from '../../model/zones.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import { FIRST_SLOT_BATCH, VERSION_MEMO } from '../definitions.js';
 import { askSmallFirstBatch, askVersionMemo, type Behaviour, PatchesAskedEachPass } from '../patches.js';
@@ -406,6 +411,9 @@ export class ScheduleRun implements HandOffContext {
     }
     tz.last = record;
     if (tz.newer && record.tz_version !== null && record.tz_version >= tz.newer.version) tz.newer = null;
+    const data = oldestHolidayVersion(recomputed);
+    if (s.holidaysNewer && data !== null && !holidayDataOlderThan(data, s.holidaysNewer.version))
+      s.holidaysNewer = null;
     if (record.moved > 0)
       wf.log.info('recomputed slots moved', { moved: record.moved, tz_version: record.tz_version, reason });
     return record;

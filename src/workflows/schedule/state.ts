@@ -119,6 +119,8 @@ export interface ScheduleState {
   computedAt?: string | null;
   /** Recomputes and what a newer worker said (PATCHES.TZ_HORIZON); absent before. */
   tz?: TzState;
+  /** A worker with newer holiday data than the buffer's said so (business_days only; cleared by a recompute with it). */
+  holidaysNewer?: { version: string; seen_at: string } | null;
   /** Armed JOBs whose instant has not passed at the last pass, by instant (PATCHES.ARMED_HANDOFFS). */
   armed?: ArmedSlot[];
   /**
@@ -182,7 +184,8 @@ export type Command =
   | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
   | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void }
   | { kind: 'recompute'; request: RecomputeRequest; done: (r: RecomputeResult) => void }
-  | { kind: 'noteNewerTz'; version: string };
+  | { kind: 'noteNewerTz'; version: string }
+  | { kind: 'noteNewerHolidays'; version: string };
 
 /** A new schedule's state; `createdAt`: the input's, else the workflow's start. */
 export function initialState(input: ScheduleWorkflowInput, createdAt: string): ScheduleState {

@@ -6,6 +6,7 @@ import { isTerminal, scheduleDocument, toNextRun, visibleStatus } from '../../mo
 import {
   followsChangingData,
   holidayVersionsOf,
+  oldestHolidayVersion,
   oldestTzVersion,
   tzVersionsOf,
   zonesOf,
@@ -75,6 +76,7 @@ export function describe(s: ScheduleState): ScheduleDescription {
             region: s.spec.business_days.region,
             computed_with: holidayVersionsOf(s.buffer),
             trusted_until: trustedUntil(s),
+            newer_seen: s.holidaysNewer ?? null,
           },
         }
       : {}),
@@ -98,6 +100,8 @@ export function visibilityOf(s: ScheduleState, tzTracked = false): Visibility {
   const zones = tzTracked ? zonesOf(s.spec) : [];
   // The release matters only to instants that follow a zone's rules.
   const tz = tzTracked ? { version: zones.length > 0 ? oldestTzVersion(s.buffer) : null, zones } : null;
+  // Only a business-day schedule carries its holiday data release: no other schedule's upserts change.
+  const holidays = s.spec.business_days ? oldestHolidayVersion(s.buffer) : undefined;
   const attributes = scheduleAttributes({
     tenantId: s.identity.tenant_id,
     scheduleId: s.identity.schedule_id,
@@ -105,9 +109,11 @@ export function visibilityOf(s: ScheduleState, tzTracked = false): Visibility {
     status,
     nextRunAt: next,
     ...(tz ? { tz } : {}),
+    ...(holidays !== undefined ? { holidays } : {}),
   });
   const tzKey = tz ? `|${tz.version}|${tz.zones.join(',')}` : '';
-  return { key: `${status}|${next}${tzKey}`, attributes, next };
+  const holidaysKey = holidays !== undefined ? `|${holidays}` : '';
+  return { key: `${status}|${next}${tzKey}${holidaysKey}`, attributes, next };
 }
 
 /** Equal search-attribute values; an absent attribute equals a null (removing) update. */
