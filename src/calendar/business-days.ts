@@ -98,6 +98,8 @@ export interface BusinessCalendar {
   closure(date: LocalDate): Closure | null;
   /** the same, for a day number (floating wall / DAY): what the engine asks, per candidate */
   closureOfDay(day: number): Closure | null;
+  /** whether a day number is closed, reading the holiday data only for a weekday (the engine's filter) */
+  closedOnDay(day: number): boolean;
   /** the region's public holidays in `year` (the data's, before open/closed dates) */
   holidays(year: number): readonly Holiday[];
   /**
@@ -220,7 +222,10 @@ export function businessCalendar(
     if (weekendIso[isoWeekday(day * DAY)]) return { kind: 'WEEKEND', note: `${when}, weekend` };
     return null;
   };
-  const isOpen = (day: number): boolean => closureOf(day) === null;
+  const closedOnDay = (day: number): boolean =>
+    !open.has(day) &&
+    (weekendIso[isoWeekday(day * DAY)] === true || closed.has(day) || holidayNames(day).length > 0);
+  const isOpen = (day: number): boolean => !closedOnDay(day);
 
   const nth = (first: number, last: number, n: number): number | null => {
     if (n > 0) {
@@ -238,6 +243,7 @@ export function businessCalendar(
     isBusinessDay: (date) => isOpen(toDay('date', date)),
     closure: (date) => closureOf(toDay('date', date)),
     closureOfDay: closureOf,
+    closedOnDay,
     holidays: (year) => holidaysOf(year),
     nthBusinessDay(year, period, n) {
       if (!Number.isInteger(n) || n === 0 || Math.abs(n) > 92)
@@ -374,7 +380,7 @@ export function rolledSource(
   policy: 'FORWARD' | 'BACKWARD',
   begin: number,
 ): NominalSource {
-  const closed = (day: number) => calendar.closureOfDay(day) !== null;
+  const closed = (day: number) => calendar.closedOnDay(day);
   const step = policy === 'FORWARD' ? 1 : -1;
   const rollDay = (day: number): number => {
     for (let i = 1; i <= ROLL_LIMIT_DAYS; i++) if (!closed(day + i * step)) return day + i * step;
@@ -430,7 +436,7 @@ export function rolledSource(
             const item = r.value;
             if (item.wall <= begin && !item.removed) continue;
             const day = Math.floor(item.wall / DAY);
-            const closure = item.removed ? null : calendar.closureOfDay(day);
+            const closure = item.removed || !closed(day) ? null : calendar.closureOfDay(day);
             if (closure === null) {
               wait(item);
               release(day * DAY);

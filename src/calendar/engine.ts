@@ -292,6 +292,16 @@ export function compileCalendar(input: CalendarInput): Calendar {
           fail('timing.months', 'is for period MONTH: a QUARTER counts in its three months', 'INVALID_FIELD');
         Object.assign(rule, { months: timing.months });
       }
+      // Checked before the probe below: a search for an n no period reaches would look through every month
+      // to the year 9999. Open dates give weekend days back, so with them only the probe decides.
+      const weekendDays = business!.calendar.weekend.length;
+      const most = timing.period === 'MONTH' ? 31 - 4 * weekendDays : 92 - 13 * weekendDays;
+      if (Math.abs(timing.n) > most && !options.business_days?.open?.length)
+        fail(
+          'timing.n',
+          `a ${timing.period === 'MONTH' ? 'month' : 'quarter'} has at most ${most} business days with a ${weekendDays}-day weekend`,
+          'NEVER_FIRES',
+        );
       source = businessDaySource(business!.calendar, rule, begin);
       break;
     }
@@ -500,7 +510,7 @@ export function compileCalendar(input: CalendarInput): Calendar {
         }
         if (src.excludedInstants?.has(c.instant)) continue;
         if (exclusions.size > 0 && exclusions.has(dayNumber(c.instant + c.offset))) continue;
-        if (skipClosed && business!.calendar.closureOfDay(dayNumber(c.instant + c.offset)) !== null) continue;
+        if (skipClosed && business!.calendar.closedOnDay(dayNumber(c.instant + c.offset))) continue;
         let deferTo: number | undefined;
         if (window !== undefined && !window.contains(c.instant)) {
           if (window.outside === 'SKIP') continue;

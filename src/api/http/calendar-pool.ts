@@ -180,6 +180,8 @@ function workerFile(): { filename: string; execArgv: string[] } {
 export class CalendarPool implements SlotRunner {
   private readonly piscina: Piscina<SlotTask | InterpretTask, SlotTaskOutcome | InterpretTaskOutcome>;
   private readonly queue: FairQueue;
+  /** Every thread has loaded the calendar (and the holiday data): a request's budget starts after it. */
+  private readonly started: Promise<unknown>;
 
   constructor(readonly options: CalendarPoolOptions) {
     if (!(options.threads >= 1)) throw new Error('a calendar pool needs at least one thread');
@@ -200,9 +202,11 @@ export class CalendarPool implements SlotRunner {
       maxQueued: options.maxQueued ?? DEFAULT_CALENDAR_MAX_QUEUED,
       estimateMs: options.budgetMs,
     });
-    // Load the calendar in every thread now, not in the first requests.
-    for (let i = 0; i < options.threads; i++)
-      this.piscina.run({ requests: [], budgetMs: null }).catch(() => {});
+    // Load the calendar in every thread now, not in the first requests; a request's time budget counts from
+    // then: a loaded machine that takes seconds to start the threads is not a rule that searches too long.
+    this.started = Promise.allSettled(
+      Array.from({ length: options.threads }, () => this.piscina.run({ requests: [], budgetMs: null })),
+    );
   }
 
   stats(tenant?: string) {
@@ -256,6 +260,7 @@ export class CalendarPool implements SlotRunner {
     task: SlotTask | InterpretTask,
     field: string,
   ): Promise<SlotTaskOutcome | InterpretTaskOutcome> {
+    await this.started;
     const signal = AbortSignal.timeout(2 * this.options.budgetMs + 1000);
     try {
       return await this.piscina.run(task, { signal });
