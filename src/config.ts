@@ -7,34 +7,105 @@ import { DEFAULT_ARM_LEAD_MS } from './model/views.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
-/** Environment variables the product reads; README "Configuration" documents each. */
+/**
+ * Environment variables the product reads. Each `.describe()` is its documentation: docs/configuration.md is
+ * generated from them (`npm run docs:config`), and test/unit/docs-config.test.ts fails when it differs.
+ */
 export const EnvironmentSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().min(1).optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('durable-scheduler'),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      '`host:port` of a Temporal frontend to use instead of the embedded dev server (unset: `npm start` starts one); such a process is a production one unless `SCHEDULER_DEVELOPMENT=on`. Also read from a `TEMPORAL_PROFILE`',
+    ),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('namespace for schedules'),
+  TEMPORAL_TASK_QUEUE: z
+    .string()
+    .min(1)
+    .default('durable-scheduler')
+    .describe("task queue of the scheduler's worker"),
   /** Where JOB targets without a task_queue are started: the users' job workers poll it. */
-  SCHEDULER_JOB_TASK_QUEUE: z.string().min(1).default('jobs'),
-  TEMPORAL_PORT: port.default(7233),
-  TEMPORAL_UI_PORT: port.default(8233),
-  SCHEDULER_API_PORT: port.default(8080),
-  SCHEDULER_API_HOST: z.string().min(1).default('127.0.0.1'),
-  SCHEDULER_API_KEYS: z.string().optional(),
+  SCHEDULER_JOB_TASK_QUEUE: z
+    .string()
+    .min(1)
+    .default('jobs')
+    .describe(
+      'task queue on which JOB targets without a `task_queue` are started (your job workers poll it)',
+    ),
+  TEMPORAL_PORT: port.default(7233).describe('port of the embedded dev server'),
+  TEMPORAL_UI_PORT: port.default(8233).describe("port of the embedded dev server's Web UI"),
+  SCHEDULER_API_PORT: port.default(8080).describe('port the HTTP API listens on'),
+  SCHEDULER_API_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('address the HTTP API listens on; not a loopback address makes the process a production one'),
+  SCHEDULER_API_KEYS: z
+    .string()
+    .optional()
+    .describe(
+      'comma-separated `key=tenant_id:owner_ref`; callers send `Authorization: Bearer <key>`. Unset: in development a key is made, kept in the data dir and printed to a terminal; in production the API refuses to start. A key carries at least 128 bits and `tenant_id` is an identifier (tenancy-and-security.md, "Keys"); an entry that is not is refused at start, naming the entry, never the key; set but empty is a configuration error',
+    ),
   /** File of `sha256:<hex>=tenant_id:owner_ref` lines (hashed keys), re-read when it changes. */
-  SCHEDULER_API_KEY_FILE: z.string().min(1).optional(),
+  SCHEDULER_API_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "production keys, hashed: one `sha256:<hex>=tenant_id:owner_ref` per line (`#` comments); re-read when the file changes; its modification time orders key configurations across replicas (tenancy-and-security.md, \"Owners\"). Make a line with `node -e \"const k='sk_'+require('crypto').randomBytes(24).toString('base64url');console.log(k);console.log('sha256:'+require('crypto').createHash('sha256').update(k).digest('hex')+'=acme:ops')\"`",
+    ),
   /**
    * JSON file of what each tenant's targets may reach (src/model/tenant-policy.ts), re-read when it changes.
    * Unset: the development tenant reaches everything when no API keys are configured, else nothing does.
    */
-  SCHEDULER_TENANTS_FILE: z.string().min(1).optional(),
+  SCHEDULER_TENANTS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "the tenant policy: what each tenant's JOB, WORKFLOW_SIGNAL and EVENT targets may reach (tenancy-and-security.md); re-read when it changes. API and worker processes read it. Unset: in development tenant `dev` reaches everything; in production a worker refuses to start and an API refuses every target",
+    ),
   /** A key reload may revoke every owner of a tenant, or more than SCHEDULER_MAX_REVOCATION_SHARE of them. */
-  SCHEDULER_ALLOW_MASS_REVOCATION: z.enum(['0', '1']).default('0'),
+  SCHEDULER_ALLOW_MASS_REVOCATION: z
+    .enum(['0', '1'])
+    .default('0')
+    .describe(
+      '`1`: apply a key configuration that revokes every owner of a tenant or more than `SCHEDULER_MAX_REVOCATION_SHARE` of them (tenancy-and-security.md, "Owners"); set it only for the one reload that offboards a tenant',
+    ),
   /** Above this share of the known owners a key configuration is refused as a likely mistake. */
-  SCHEDULER_MAX_REVOCATION_SHARE: z.coerce.number().min(0).max(1).default(0.5),
+  SCHEDULER_MAX_REVOCATION_SHARE: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe(
+      'a key configuration that would revoke more than this share of the known owners is refused as a likely mistake',
+    ),
   /** Replaced by `event_sinks` in SCHEDULER_TENANTS_FILE (0.5): set, it stops the start with how to migrate. */
-  SCHEDULER_EVENT_SINKS: z.string().optional(),
-  SCHEDULER_API_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
+  SCHEDULER_EVENT_SINKS: z
+    .string()
+    .optional()
+    .describe(
+      'replaced by `event_sinks` in `SCHEDULER_TENANTS_FILE` (0.5); set, the process refuses to start and says how to migrate',
+    ),
+  SCHEDULER_API_RATE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(600)
+    .describe(
+      'request units per minute per tenant, weighted by cost (tenancy-and-security.md, "Rate limits"; a tenant\'s `quotas.api_units_per_minute` replaces it; 429 with `Retry-After` beyond); the same in requests per client address on the public routes other than `/healthz`',
+    ),
   /** Requests with an invalid key a minute from one client address before it is answered 429; 0: no limit. */
-  SCHEDULER_API_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).default(20),
+  SCHEDULER_API_AUTH_FAILURE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(20)
+    .describe(
+      'requests with an invalid key per minute from one client address (behind a reverse proxy: `SCHEDULER_TRUST_PROXY`); beyond, every `/v1` request from it is 429 with `Retry-After` until its minute ends. `0`: no limit',
+    ),
   /**
    * The reverse proxies in front of the API whose X-Forwarded-For is believed (Fastify's `trustProxy`): a
    * comma-separated list of their addresses and CIDR ranges (`10.0.0.0/8`, or `loopback`, `linklocal`,
@@ -51,7 +122,10 @@ export const EnvironmentSchema = z.object({
         ctx.addIssue({ code: 'custom', message: (err as Error).message });
         return z.NEVER;
       }
-    }),
+    })
+    .describe(
+      'the reverse proxies whose `X-Forwarded-For` is believed: comma-separated addresses and CIDR ranges, or `loopback`, `linklocal`, `uniquelocal` (e.g. `10.0.0.0/8`); the per-address limits then count the forwarded client. Unset or `off`: the TCP peer. `true`, hop counts and `/0` are refused',
+    ),
   /**
    * Signs the API's list cursors. Every API replica of a deployment needs the same one (a cursor one signed
    * is refused by another); unset, each process makes its own at start, so a cursor holds only on the
@@ -60,44 +134,111 @@ export const EnvironmentSchema = z.object({
   SCHEDULER_CURSOR_SECRET: z
     .string()
     .min(32, 'at least 32 characters (e.g. `openssl rand -base64 32`); unset it to sign per process')
-    .optional(),
-  SCHEDULER_API_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    .optional()
+    .describe(
+      'at least 32 characters (`openssl rand -base64 32`) that sign list cursors; give every API replica the same one (tenancy-and-security.md, "List cursors"). Unset: a random secret per API process',
+    ),
+  SCHEDULER_API_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(10_000)
+    .describe('how long a request waits for Temporal and the worker before answering 503'),
   /** Worker threads of the API's calendar searches; 0: on the event loop, unbounded (as up to 0.5). */
-  SCHEDULER_CALENDAR_THREADS: z.coerce.number().int().min(0).max(64).default(2),
+  SCHEDULER_CALENDAR_THREADS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .default(2)
+    .describe(
+      'worker threads on which the API runs the calendar\'s searches (validation, the first slot batch, previews, backfill counts); `0`: on the event loop, unbounded, as up to 0.5 (operations.md, "Calendar searches")',
+    ),
   /** Wall time one request's calendar searches may take in a thread before 422 SEARCH_LIMIT. */
-  SCHEDULER_CALENDAR_BUDGET_MS: z.coerce.number().int().min(10).default(1000),
+  SCHEDULER_CALENDAR_BUDGET_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(1000)
+    .describe(
+      "wall time one request's calendar searches may take in a thread; past it the request is answered 422 `VALIDATION` naming `timing` (or `options` with a window or exclusions)",
+    ),
   /** Calendar searches of one tenant waiting for a thread before 429. */
-  SCHEDULER_CALENDAR_TENANT_QUEUE: z.coerce.number().int().min(0).default(8),
+  SCHEDULER_CALENDAR_TENANT_QUEUE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(8)
+    .describe(
+      "a tenant's calendar searches waiting for a thread (beyond the `threads − 1` it may run) before 429 with `Retry-After`",
+    ),
   /**
    * Wall time one slot activity's calendar search may take on a worker's main thread, which every tenant's
    * hand-offs share: a schedule's batch that runs out ends shorter (the next one continues it), a
    * backfill's is refused with the reason (src/activities/slots.ts).
    */
-  SCHEDULER_WORKER_CALENDAR_BUDGET_MS: z.coerce.number().int().min(10).default(1000),
+  SCHEDULER_WORKER_CALENDAR_BUDGET_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(1000)
+    .describe(
+      "wall time one slot activity's calendar search may take on a worker; past it a schedule's batch ends shorter, a backfill is refused 422 with the reason",
+    ),
   /** Where a worker process serves its Prometheus metrics (SCHEDULER_ROLE=worker: set it to scrape). */
-  SCHEDULER_METRICS_PORT: port.optional(),
-  SCHEDULER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  SCHEDULER_METRICS_PORT: port
+    .optional()
+    .describe(
+      'where a worker process serves Prometheus metrics (unset: not served; with the API in the same process, `/metrics` has them anyway)',
+    ),
+  SCHEDULER_METRICS_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe('the address a worker process serves its metrics on'),
   /** When set, the API's GET /metrics needs `Authorization: Bearer <token>`; in production, it is served only then. */
   SCHEDULER_METRICS_TOKEN: z
     .string()
     .regex(/^\S{16,}$/, 'at least 16 characters, no spaces (e.g. `openssl rand -hex 24`)')
-    .optional(),
+    .optional()
+    .describe(
+      'set: the API\'s `GET /metrics` needs `Authorization: Bearer <token>` (at least 16 characters, no spaces; e.g. `openssl rand -hex 24`). Unset in production: `GET /metrics` answers 404 (operations.md, "Metrics")',
+    ),
   /** `production` counts as a production deployment (the API's /metrics then needs SCHEDULER_METRICS_TOKEN). */
-  NODE_ENV: z.string().optional(),
+  NODE_ENV: z
+    .string()
+    .optional()
+    .describe(
+      "`production` (the Dockerfile sets it) makes the process a production one: production is any of keys configured, `NODE_ENV=production`, `SCHEDULER_API_HOST` not a loopback address, or a named Temporal server; a production API without keys, or worker without `SCHEDULER_TENANTS_FILE`, does not start, and the API's `/metrics` is served only with `SCHEDULER_METRICS_TOKEN`",
+    ),
   /**
    * What a worker does about running schedules whose buffered slots an older tz database computed (after an
    * operator upgraded Node): `recompute` them (default), `notify` them (describe shows it, a metric counts
    * them), or `off`.
    */
-  SCHEDULER_TZ_REFRESH: z.enum(['off', 'notify', 'recompute']).default('recompute'),
+  SCHEDULER_TZ_REFRESH: z
+    .enum(['off', 'notify', 'recompute'])
+    .default('recompute')
+    .describe(
+      'what a worker does about running schedules whose buffered slots an older tz database computed: `recompute` them, `notify` them (`describe` shows it), or `off` (operations.md, "Zone rule changes")',
+    ),
   /** How often a worker looks for schedules behind its tz database (after one check at start). */
-  SCHEDULER_TZ_CHECK_INTERVAL_S: z.coerce.number().int().min(10).default(600),
+  SCHEDULER_TZ_CHECK_INTERVAL_S: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .default(600)
+    .describe('how often a worker looks for schedules behind its tz database (and once at start)'),
   /**
-   * What a worker does about running business-day schedules whose buffered slots older holiday data decided
-   * (after a deploy that brings a newer date-holidays release): as SCHEDULER_TZ_REFRESH, checked at its interval.
+   * The same choice for business-day schedules whose buffered slots older holiday data decided (after a deploy
+   * that brings a newer date-holidays release). Checked at the same interval as the tz database.
    */
-  SCHEDULER_HOLIDAY_REFRESH: z.enum(['off', 'notify', 'recompute']).default('recompute'),
-  /** An active schedule whose next run is older than this many seconds counts as overdue. */
+  SCHEDULER_HOLIDAY_REFRESH: z
+    .enum(['off', 'notify', 'recompute'])
+    .default('recompute')
+    .describe(
+      'what a worker does about running business-day schedules whose buffered slots older holiday data decided: `recompute` them, `notify` them (`describe` shows it), or `off`; checked every `SCHEDULER_TZ_CHECK_INTERVAL_S` (concepts, "Business days")',
+    ),
   /**
    * How long before its slot a recurring ALLOW JOB is started with a delay to its instant (armed), so that
    * at the instant the server alone begins it; also how long before the job begins its target was last
@@ -108,37 +249,87 @@ export const EnvironmentSchema = z.object({
     .int()
     .min(0)
     .max(3600)
-    .default(DEFAULT_ARM_LEAD_MS / 1000),
+    .default(DEFAULT_ARM_LEAD_MS / 1000)
+    .describe(
+      'how long before its slot a recurring `ALLOW` JOB is started with a delay to its instant (armed: the server begins it at the instant; a pause, edit, cancel or revocation before then takes it back). Also how long before a job begins its target was last checked against the tenant policy. `0`: every job started at its instant. Thousands due at one minute need a longer lead (10,000 on two cores: 900; runtime.md, "Armed hand-offs", sizing the lead)',
+    ),
   /**
    * `on` (default): a new schedule whose first run is more than a minute past its arm lead (at least 60 s)
    * starts asleep (its workflow started with a delay to its arming point within that lead), so creating it costs the worker
    * nothing until then; `off`: its first workflow task runs at creation.
    */
-  SCHEDULER_START_ASLEEP: z.enum(['on', 'off']).default('on'),
+  SCHEDULER_START_ASLEEP: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      '`on`: a new schedule whose first run is more than a minute past its arm lead is started with a delay to its arming point within that lead (never later than 60 s before the run): no worker task at creation, and its first task arms its first job (a read, an edit or a pause wakes it earlier; runtime.md, "Creation"). `off`: its first workflow task runs at creation',
+    ),
   /**
    * The product's search attributes at start: `register` the missing ones (where that is refused, check that
    * they exist), `check` only, or `skip` (managed elsewhere). src/runtime/namespace.ts.
    */
-  SCHEDULER_SEARCH_ATTRIBUTES: z.enum(['register', 'check', 'skip']).default('register'),
+  SCHEDULER_SEARCH_ATTRIBUTES: z
+    .enum(['register', 'check', 'skip'])
+    .default('register')
+    .describe(
+      '`register`, `check` or `skip` the product\'s search attributes at start (operations.md, "Search attributes")',
+    ),
   /**
    * `on`: development on a Temporal server of your own named by TEMPORAL_ADDRESS (`temporal server
    * start-dev`): tenant `dev` reaches every target and a development API key is made, as with the embedded
    * dev server. Refused beside API keys, NODE_ENV=production or a non-loopback API: never on a server other
    * teams' workers poll.
    */
-  SCHEDULER_DEVELOPMENT: z.enum(['on', 'off']).default('off'),
+  SCHEDULER_DEVELOPMENT: z
+    .enum(['on', 'off'])
+    .default('off')
+    .describe(
+      '`on`: development mode on a Temporal server of your own (tenant `dev` reaches every target); refused in production',
+    ),
   /**
    * Seconds a hand-off whose tenant has no entry in the policy is retried before it is recorded refused (a
    * policy file that lost an entry mid-edit). At most 100: the hand-off's retry budget (handoff.ts).
    */
-  SCHEDULER_MISSING_TENANT_GRACE_S: z.coerce.number().int().min(0).max(100).default(60),
+  SCHEDULER_MISSING_TENANT_GRACE_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(60)
+    .describe(
+      'how long a hand-off whose tenant is missing from the policy is retried before it is recorded refused (0 to 100)',
+    ),
   /** A file holding the API key of the Temporal connection (one line), re-read when it changes. */
-  SCHEDULER_TEMPORAL_API_KEY_FILE: z.string().min(1).optional(),
-  SCHEDULER_OVERDUE_AFTER_S: z.coerce.number().int().min(1).default(300),
-  SCHEDULER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+  SCHEDULER_TEMPORAL_API_KEY_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'a file holding the Temporal API key, re-read every 2 s and applied to live connections (operations.md, "Connecting to a secured Temporal")',
+    ),
+  /** An active schedule whose next run is older than this many seconds counts as overdue. */
+  SCHEDULER_OVERDUE_AFTER_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300)
+    .describe(
+      'an active schedule whose next run is older than this counts as overdue (`scheduler_schedules_overdue`)',
+    ),
+  SCHEDULER_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('warn')
+    .describe("log level of the API's and the worker's JSON lines"),
   /** Which parts this process runs: both (default), or one, to scale workers and API separately. */
-  SCHEDULER_ROLE: z.enum(['all', 'worker', 'api']).default('all'),
-  SCHEDULER_DATA_DIR: z.string().min(1).default(resolve(repoRoot, '.data')),
+  SCHEDULER_ROLE: z
+    .enum(['all', 'worker', 'api'])
+    .default('all')
+    .describe('`worker` or `api` to run one part per process (scale them separately); `all`: both'),
+  SCHEDULER_DATA_DIR: z
+    .string()
+    .min(1)
+    .default(resolve(repoRoot, '.data'))
+    .describe('dev-server database and log, development API key'),
 });
 
 export type Environment = z.infer<typeof EnvironmentSchema>;
@@ -161,7 +352,7 @@ export function loadEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   }
   if (parsed.data.SCHEDULER_EVENT_SINKS !== undefined) {
     throw new ConfigError(
-      'SCHEDULER_EVENT_SINKS is replaced by the tenant policy (0.5): list the prefixes under "event_sinks" of each tenant in a SCHEDULER_TENANTS_FILE (README, "Tenancy"), then unset SCHEDULER_EVENT_SINKS',
+      'SCHEDULER_EVENT_SINKS is replaced by the tenant policy (0.5): list the prefixes under "event_sinks" of each tenant in a SCHEDULER_TENANTS_FILE (docs/tenancy-and-security.md, "Tenancy"), then unset SCHEDULER_EVENT_SINKS',
     );
   }
   return parsed.data;

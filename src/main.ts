@@ -12,6 +12,7 @@ import { deploymentFacts, loadEnvironment, policyAtStart, productionReasons } fr
 import { type DevServer, startDevServer } from './runtime/dev-server.js';
 import { registerSearchAttributes } from './runtime/namespace.js';
 import { assertPortFree, freePort } from './runtime/ports.js';
+import { watchHolidayData, watchTzVersions } from './runtime/release-watch.js';
 import { installRuntime, runtimeLogLevel } from './runtime/telemetry.js';
 import {
   connectionOptions,
@@ -21,7 +22,6 @@ import {
   watchApiKeyFile,
 } from './runtime/temporal-connection.js';
 import { loadTenantPolicy } from './runtime/tenant-policy-file.js';
-import { watchHolidayData, watchTzVersions } from './runtime/release-watch.js';
 import { createSchedulerWorker } from './worker.js';
 
 const log = (line: string) => console.log(`[scheduler] ${line}`);

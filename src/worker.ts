@@ -41,7 +41,7 @@ export const schedulerReplayOptions = {
  * server reschedule it on the normal queue and the worker replay the whole history, which adds load
  * exactly when there is least room for it (bench/scheduler/lateness.ts measures this).
  *
- * Measured with bench/scheduler/versus-schedules.ts (BENCHMARKS.md, 2026-11-30, 2 shared cores, load
+ * Measured with bench/scheduler/versus-schedules.ts (docs/archive/benchmarks-0.4.2.md, 2026-11-30, 2 shared cores, load
  * 10-20): a cached schedule workflow costs about 2 MiB of worker RSS (1,000 cached: 2.0-2.2 GiB; the SDK
  * default, 2,311 on this machine's heap, reached 4.6 GiB with 10,000 schedules), because the reused V8
  * context instantiates the bundle's modules (zod included, via model/contracts) once per workflow. 0.3's

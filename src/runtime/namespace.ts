@@ -65,7 +65,7 @@ export async function registerSearchAttributes(
     const code = (err as { code?: number }).code;
     if (code === GRPC_PERMISSION_DENIED)
       throw new Error(
-        `this identity may not list the search attributes of namespace ${namespace} (PermissionDenied): create the scheduler's (README, "Search attributes") and set SCHEDULER_SEARCH_ATTRIBUTES=skip`,
+        `this identity may not list the search attributes of namespace ${namespace} (PermissionDenied): create the scheduler's (docs/operations.md, "Search attributes") and set SCHEDULER_SEARCH_ATTRIBUTES=skip`,
       );
     // The Java time-skipping test server can add search attributes but not list them.
     if (code !== GRPC_UNIMPLEMENTED) throw err;

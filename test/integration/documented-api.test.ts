@@ -1,6 +1,6 @@
-// What README "The HTTP API" and examples/ promise, through the product as a user runs it: `src/main.ts`
-// (API and worker in one process, as `npm start` with TEMPORAL_ADDRESS) on a dev server, reached over HTTP,
-// and the examples run as their READMEs say (`node --import tsx examples/…`) against it.
+// What docs/getting-started.md (the HTTP API, step by step) and examples/ promise, through the product as
+// a user runs it: `src/main.ts` (API and worker in one process, as `npm start` with TEMPORAL_ADDRESS) on a
+// dev server, reached over HTTP, and the examples run as their READMEs say (`node --import tsx examples/…`) against it.
 //   - `cancel` with {"running": "CANCEL"}: the running job is cancelled;
 //   - 431 for a request line and headers over Node's limit;
 //   - examples/source-sync and examples/contract-deadline, with their documented output.
@@ -57,7 +57,7 @@ afterAll(async () => {
 const call = (method: string, path: string, body?: unknown) =>
   api.call(method, path, { key: KEY, ...(body === undefined ? {} : { body }) });
 
-describe('the HTTP API as README documents it', () => {
+describe('the HTTP API as the documentation walks it', () => {
   it('cancel with {"running": "CANCEL"} cancels the jobs still running; without it they run on', async () => {
     // Overlap SKIP: the schedule follows its job to completion; ALLOW: it starts it and does not.
     const schedules = [

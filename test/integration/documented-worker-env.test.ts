@@ -1,6 +1,6 @@
-// What README "Configuration" and "Metrics" promise of the product's own processes, driven as an operator
-// drives them: environment variables on `src/main.ts` processes (SCHEDULER_ROLE=api / worker) against one
-// dev server, schedules through the HTTP API, and the worker's /metrics scraped as Prometheus text.
+// What docs/configuration.md and docs/operations.md "Metrics" promise of the product's own processes,
+// driven as an operator drives them: environment variables on `src/main.ts` processes (SCHEDULER_ROLE=api /
+// worker) against one dev server, schedules through the HTTP API, and the worker's /metrics scraped as Prometheus text.
 //   - SCHEDULER_START_ASLEEP=off: a far-off schedule's first workflow task runs at creation;
 //   - SCHEDULER_ARM_LEAD_S: when a recurring ALLOW job is armed, and a pause inside the lead disarms it;
 //   - the occurrence counters (disarmed, caught up, skipped, expired, failed, duplicates prevented);

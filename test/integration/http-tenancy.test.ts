@@ -289,7 +289,7 @@ describe('HTTP API: owners of one tenant share its schedules', () => {
       body: { expected_version: 1, misfire: 'SKIP' },
     });
     expect(patched.status).toBe(200);
-    // Whoever last defined what the schedule does answers for it (README, "Owners").
+    // Whoever last defined what the schedule does answers for it (docs/tenancy-and-security.md, "Owners").
     expect(patched.body).toMatchObject({ version: 2, misfire: 'SKIP', owner_ref: 'bob' });
 
     const paused = await api.call('POST', '/v1/schedules/team-report/pause', {

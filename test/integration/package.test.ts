@@ -1,8 +1,8 @@
 // The package as a dependency, tried the way a new user tries it: `npm pack` this repository, install the
 // tarball into an empty TypeScript project in a temporary directory (its dependencies come from the npm
-// registry; nothing there points back into this checkout), write the README's "Using it from TypeScript"
-// snippets into it as they are, type-check and compile them with the project's own `tsc`, and run them:
-// the time-skipping test of its own schedule, the `scheduler` bin, and the worker and client snippets
+// registry; nothing there points back into this checkout), write the snippets of docs/sdk.md ("Using it
+// from TypeScript") into it as they are, type-check and compile them with the project's own `tsc`, and run
+// them: the time-skipping test of its own schedule, the `scheduler` bin, and the worker and client snippets
 // against a real dev server.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,9 +17,9 @@ import { startTestDevServer, tempDir, testServerPath } from '../helpers/servers.
 const run = promisify(execFile);
 const INSTALL_TIMEOUT_MS = 600_000;
 
-/** The README's consumer snippets: each ```ts block right after a `<!-- consumer: path -->` line. */
+/** docs/sdk.md's consumer snippets: each ```ts block right after a `<!-- consumer: path -->` line. */
 function readmeSnippets(): Map<string, string> {
-  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const readme = readFileSync(join(repoRoot, 'docs', 'sdk.md'), 'utf8');
   const snippets = new Map<string, string>();
   for (const m of readme.matchAll(/<!-- consumer: (\S+) -->\n```ts\n([\s\S]*?)\n```/g)) {
     snippets.set(m[1]!, `${m[2]!}\n`);
@@ -92,7 +92,7 @@ beforeAll(async () => {
   );
   for (const [path, text] of readmeSnippets()) writeFileSync(join(project, path), text);
 
-  // The README's install lines, plus the compiler and Node's types a TypeScript project has anyway.
+  // docs/sdk.md's install lines, plus the compiler and Node's types a TypeScript project has anyway.
   const installed = await inProject(
     'npm',
     [
@@ -118,7 +118,7 @@ afterAll(() => {
 });
 
 describe('durable-scheduler as an installed dependency', () => {
-  it('the README has the four consumer snippets, and the installed package is built JavaScript', () => {
+  it('docs/sdk.md has the four consumer snippets, and the installed package is built JavaScript', () => {
     expect([...readmeSnippets().keys()].sort()).toEqual([
       'src/client.ts',
       'src/report.test.ts',
@@ -167,8 +167,8 @@ describe('durable-scheduler as an installed dependency', () => {
     expect(loaded.filter((url) => serverSide.test(url))).toEqual([]);
   });
 
-  it('the README test of its own schedule passes on the time-skipping server (a day skipped, the job ran)', async () => {
-    // The test server this repository's bootstrap cached, handed over the way the README says.
+  it('the documented test of its own schedule passes on the time-skipping server (a day skipped, the job ran)', async () => {
+    // The test server this repository's bootstrap cached, handed over the way docs/sdk.md says.
     // TAP on every Node release (the default reporter off a terminal is TAP on 20, spec from 23).
     const r = await inProject(process.execPath, ['--test', '--test-reporter=tap', 'out/report.test.js'], {
       TEMPORAL_TEST_SERVER_PATH: testServerPath(),

@@ -17,7 +17,7 @@
 //      - an identity that may not create search attributes: on a namespace without them the start exits 1
 //        with the commands to run; once an admin created them, the same start succeeds;
 //      - the same start with the wrong CA, or without a token, exits 1;
-//      - certificate rotation as the README describes it ("read at start"): the client certificate and key
+//      - certificate rotation as docs/operations.md describes it ("read at start"): the client certificate and key
 //        files overwritten with a fresh pair of the same CA change nothing in the running processes (they
 //        keep creating and firing, and log nothing about it); a restarted worker starts on the new pair and
 //        fires; a restart after the files were overwritten with garbage exits 1 with one `error:` line naming

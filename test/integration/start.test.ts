@@ -78,7 +78,7 @@ describe('npm start (src/main.ts)', () => {
     expect(ui.status).toBe(200);
     expect(await ui.text()).toContain('<html');
 
-    // The README's development example: the development tenant reaches a local sink on 127.0.0.1.
+    // The development example of docs/getting-started.md: the development tenant reaches a local sink on 127.0.0.1.
     expect(running.output()).toMatch(
       /Targets: +development tenant 'dev' reaches every queue, workflow and sink/,
     );

@@ -1,4 +1,4 @@
-// The layering the README promises, checked over the real import graph of src/:
+// The layering docs/architecture.md promises, checked over the real import graph of src/:
 // calendar ← model ← workflows / activities ← api / cli ← main. A violation fails with the file, the import
 // and the rule it breaks.
 import { readdirSync, readFileSync } from 'node:fs';

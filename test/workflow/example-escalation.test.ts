@@ -1,6 +1,6 @@
 // examples/escalate-after-48h tested the way a user tests their own code on the scheduler: the real
 // scheduler worker and a worker for the user's workflows and activities on one time-skipping server,
-// time skipped with env.sleep. (README "Using it from TypeScript", test/helpers/scheduler-harness.ts.)
+// time skipped with env.sleep. (docs/sdk.md, test/helpers/scheduler-harness.ts.)
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';

@@ -5,7 +5,7 @@
 // @fastify/rate-limit counts requests and cannot weigh them, so it keeps only the public routes (per client
 // address); this module is the one for callers with a key. In memory, per API process.
 
-/** What one request costs, in units of a single read. The README's "Rate limits" table lists them. */
+/** What one request costs, in units of a single read (docs/tenancy-and-security.md, "Rate limits"). */
 export const REQUEST_UNIT_COSTS = {
   read: 1, // GET a schedule, describe, occurrences; a preview or an interpret (pure calendar work)
   create: 2, // a start, and with a max_schedules quota a visibility count
