@@ -35,6 +35,7 @@ export const SchedulerErrorCode = z.enum([
   'AMBIGUOUS', // the text reads more than one way: `readings` holds each
   'UNREADABLE', // words the reader cannot place: `unread` names each with its offset
   'ZONE_REQUIRED', // a wall-clock rule with no zone in the text and no `timezone`: field `timezone`
+  'REGION_REQUIRED', // business days with no country in the text, no `region` and no single country of the zone: field `region`
 ]);
 export type SchedulerErrorCode = z.infer<typeof SchedulerErrorCode>;
 
@@ -86,11 +87,11 @@ export class QuotaExceededError extends SchedulerError {
 
 /**
  * A text the schedule reader answers with a question (AMBIGUOUS, with every reading) or a refusal
- * (UNREADABLE, naming the words; ZONE_REQUIRED): the HTTP API's 422 with `readings` / `unread`.
+ * (UNREADABLE, naming the words; ZONE_REQUIRED; REGION_REQUIRED): the HTTP API's 422 with `readings` / `unread`.
  */
 export class InterpretProblemError extends SchedulerError {
   override name = 'InterpretProblemError';
-  declare readonly code: 'AMBIGUOUS' | 'UNREADABLE' | 'ZONE_REQUIRED';
+  declare readonly code: 'AMBIGUOUS' | 'UNREADABLE' | 'ZONE_REQUIRED' | 'REGION_REQUIRED';
   /** On AMBIGUOUS: each reading, a full answer (timing, options, explanation, notes, next runs). */
   readonly readings: InterpretReading[] | undefined;
   /** On UNREADABLE: each word the reader could not place, with its UTF-16 offset in the text. */

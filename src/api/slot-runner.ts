@@ -44,7 +44,7 @@ export interface InterpretTask {
 
 /**
  * What a reading came to, as data (it crosses from a pool thread): the result; the reader's question or
- * refusal (`problem`: AMBIGUOUS, UNREADABLE, ZONE_REQUIRED); the calendar refusing a reading's timing
+ * refusal (`problem`: AMBIGUOUS, UNREADABLE, ZONE_REQUIRED, REGION_REQUIRED); the calendar refusing a reading's timing
  * (`error`, naming the field); or the request itself refused by its contract (`invalid`).
  */
 export type InterpretTaskOutcome =

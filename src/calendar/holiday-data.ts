@@ -14,6 +14,7 @@
 import Holidays from 'date-holidays';
 import type { Holiday, HolidaySource, Region } from './business-days.js';
 import { DAY, dayNumber, formatDate, wallFrom } from './floating.js';
+import type { RegionLookup } from './words/read.js';
 
 /**
  * The pinned `date-holidays` release: the data version that slots computed with it record. A test reads
@@ -61,6 +62,47 @@ export function dateHolidaysSource(language = 'en'): HolidaySource {
         for (let i = 0; i < days; i++) out.push({ date: formatDate((first + i) * DAY), name: h.name });
       }
       return out;
+    },
+  });
+}
+
+/**
+ * What the words reader (src/calendar/words, which imports no data) is told about the regions of this data
+ * (issue 43): the English country names, each country's zones, the one country of a zone, and whether a
+ * region (a country, or a country and its subdivision) is known. Built by src/model/interpret.ts, which
+ * passes it to the reader as a value; the zone tables are made on first use (every country once).
+ */
+export function dateHolidaysRegions(): RegionLookup {
+  const all = new Holidays();
+  const countries = all.getCountries('en') ?? {};
+  const names = new Map<string, string>();
+  for (const [code, name] of Object.entries(countries)) names.set(name.toLowerCase(), code);
+  let tables: { zonesOf: Map<string, readonly string[]>; countriesOf: Map<string, string[]> } | undefined;
+  const zoneTables = () => {
+    if (tables === undefined) {
+      const zonesOf = new Map<string, readonly string[]>();
+      const countriesOf = new Map<string, string[]>();
+      for (const code of Object.keys(countries)) {
+        const zones = new Holidays(code).getTimezones() ?? [];
+        zonesOf.set(code, zones);
+        for (const zone of zones) countriesOf.set(zone, [...(countriesOf.get(zone) ?? []), code]);
+      }
+      tables = { zonesOf, countriesOf };
+    }
+    return tables;
+  };
+  return Object.freeze({
+    byName: (name: string, language: string) =>
+      language === 'en' ? names.get(name.toLowerCase().replace(/\s+/g, ' ').replace(/^the /, '')) : undefined,
+    byZone: (zone: string) => {
+      const found = zoneTables().countriesOf.get(zone);
+      return found?.length === 1 ? found[0] : undefined;
+    },
+    zones: (region: string) => zoneTables().zonesOf.get(region.slice(0, 2)) ?? [],
+    has: (region: string) => {
+      const [country, subdivision] = region.split('-') as [string, string | undefined];
+      if (!(country in countries)) return false;
+      return subdivision === undefined || subdivision in (all.getStates(country) ?? {});
     },
   });
 }

@@ -2,7 +2,7 @@
  * `scheduler interpret`: a schedule said in words → the structured timing, read locally (no server), the
  * same JSON POST /v1/interpret answers for the same text, `--timezone` and `--now`.
  *
- *   interpret "<text>" [--timezone <IANA>] [--now <instant>] [--count N] [--json]
+ *   interpret "<text>" [--timezone <IANA>] [--region <LV|DE-BY>] [--now <instant>] [--count N] [--json]
  *
  * `--json` prints the API's 200 body, or on a 422 its problem body (on stdout, exit 2). `create --when`
  * reads its words with {@link readWords} too.
@@ -22,6 +22,7 @@ import { formatTable, type PreviewItem, UsageError } from './preview.js';
 
 export interface InterpretFlags {
   timezone?: string;
+  region?: string;
   now?: string;
   count?: string;
   json?: boolean;
@@ -37,6 +38,7 @@ export type WordsAnswer = { status: 200; body: InterpretResult } | { status: 422
 const FLAGS: Record<string, string> = {
   text: '<text>',
   timezone: '--timezone',
+  region: '--region',
   now: '--now',
   count: '--count',
 };
@@ -45,6 +47,7 @@ const FLAGS: Record<string, string> = {
 export function buildInterpretRequest(text: string, flags: InterpretFlags): InterpretRequest {
   const body: Record<string, unknown> = { text };
   if (flags.timezone !== undefined) body.timezone = flags.timezone;
+  if (flags.region !== undefined) body.region = flags.region;
   if (flags.now !== undefined) body.now = flags.now;
   if (flags.count !== undefined) {
     if (!/^\d+$/.test(flags.count))
@@ -169,6 +172,10 @@ export function registerInterpret(program: Command, io: { stdout: (s: string) =>
       'read a schedule said in words (English or Russian) into a structured timing, with its next runs (no server needed)',
     )
     .option('--timezone <zone>', 'IANA zone for wall-clock words when the text names none (e.g. Europe/Riga)')
+    .option(
+      '--region <region>',
+      "whose public holidays close a business day when the text names no country (LV, DE-BY); default: the zone's country",
+    )
     .option(
       '--now <instant>',
       'the instant relative words count from ("tomorrow", "in 20 minutes"); default now',

@@ -158,7 +158,7 @@ export const Problem = z
     code: z
       .string()
       .describe(
-        'stable machine-readable code, e.g. VALIDATION, VERSION_CONFLICT; on POST /v1/interpret AMBIGUOUS (see `readings`), UNREADABLE (see `unread`) or ZONE_REQUIRED',
+        'stable machine-readable code, e.g. VALIDATION, VERSION_CONFLICT; on POST /v1/interpret AMBIGUOUS (see `readings`), UNREADABLE (see `unread`), ZONE_REQUIRED or REGION_REQUIRED',
       ),
     field: z.string().nullable().describe('path of the failing field, e.g. timing.timezone'),
     errors: z.array(z.object({ field: z.string().nullable(), reason: z.string() })).optional(),

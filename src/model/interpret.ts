@@ -3,10 +3,12 @@
 // HTTP API, the SDK and the CLI answer the same JSON for the same text, `timezone` and `now`.
 import { z } from 'zod';
 import { CalendarError } from '../calendar/errors.js';
-import { CalendarOptions, Timing } from '../calendar/timing.js';
+import { dateHolidaysRegions, HOLIDAY_DATA_VERSION } from '../calendar/holiday-data.js';
+import { BusinessDaysOptions, CalendarOptions, Timing } from '../calendar/timing.js';
 import {
   type Reading as CalendarReading,
   explainSpec,
+  type RegionLookup,
   readSchedule,
   type WordsLanguage,
 } from '../calendar/words/index.js';
@@ -31,6 +33,11 @@ export const InterpretRequest = z
       .describe('the instant relative words count from ("tomorrow", "in 20 minutes"); default now'),
     count: z.number().int().min(1).max(100).default(5).describe('next runs to show'),
     language: z.enum(LANGUAGES).optional().describe('default: detected from the text'),
+    region: BusinessDaysOptions.shape.region
+      .optional()
+      .describe(
+        'whose public holidays close a business day when the text names no country (LV, DE-BY); default: the country of the zone, when exactly one country uses it',
+      ),
   })
   .strict();
 export type InterpretRequest = z.input<typeof InterpretRequest>;
@@ -43,6 +50,7 @@ const ReadOptions = CalendarOptions.pick({
   ends_at: true,
   max_count: true,
   dst: true,
+  business_days: true,
 });
 
 /** One reading of the text: a timing with its options, what it means in words, and its next runs. */
@@ -70,7 +78,8 @@ export const UnreadWord = z.object({
 export type InterpretProblem =
   | { code: 'AMBIGUOUS'; field: 'text'; reason: string; readings: InterpretReading[] }
   | { code: 'UNREADABLE'; field: 'text'; reason: string; unread: z.infer<typeof UnreadWord>[] }
-  | { code: 'ZONE_REQUIRED'; field: 'timezone'; reason: string };
+  | { code: 'ZONE_REQUIRED'; field: 'timezone'; reason: string }
+  | { code: 'REGION_REQUIRED'; field: 'region'; reason: string };
 
 /** A text the reader answers with a question or a refusal rather than one reading (a 422). */
 export class InterpretError extends Error {
@@ -78,6 +87,17 @@ export class InterpretError extends Error {
   constructor(readonly problem: InterpretProblem) {
     super(`${problem.code}: ${problem.field}: ${problem.reason}`);
   }
+}
+
+let regionLookup: RegionLookup | undefined;
+/**
+ * The reader's view of the pinned holiday data (src/calendar/holiday-data.ts, its one adapter): English
+ * country names (other languages' names, and "the UK", "USA", are in the lexicons), each country's zones,
+ * the one country of a zone. Built once per process; its zone tables on the first reading that needs them.
+ */
+export function holidayRegions(): RegionLookup {
+  regionLookup ??= dateHolidaysRegions();
+  return regionLookup;
 }
 
 function withRuns(reading: CalendarReading, now: string, count: number): InterpretReading {
@@ -139,23 +159,35 @@ function dstQuestion(
 
 /**
  * Reads `request.text` into one reading, or throws {@link InterpretError} (AMBIGUOUS with every reading,
- * UNREADABLE naming the words or the calendar's refusal of a reading, ZONE_REQUIRED); a request outside
+ * UNREADABLE naming the words or the calendar's refusal of a reading, ZONE_REQUIRED, REGION_REQUIRED: business
+ * days with no country in the words, no `region` and a zone of no single country); a request outside
  * its contract is a ZodError. `wallNow` is the caller's clock, used when the request
  * gives no `now` (only the boundary reads the clock).
  */
 export function interpret(input: InterpretRequest, wallNow: Date): InterpretResult {
   const request = InterpretRequest.parse(input);
   const now = new Date(request.now ?? wallNow.toISOString()).toISOString();
+  if (request.region !== undefined && !holidayRegions().has(request.region))
+    throw new CalendarError(
+      'region',
+      `the holiday data (${HOLIDAY_DATA_VERSION}) has no region "${request.region}"`,
+      'INVALID_FIELD',
+    );
   const read = readSchedule(request.text, {
     now,
     ...(request.timezone !== undefined ? { timezone: request.timezone } : {}),
     ...(request.language !== undefined ? { language: request.language } : {}),
+    ...(request.region !== undefined ? { region: request.region } : {}),
+    regions: holidayRegions(),
   });
   if (read.kind === 'unread') {
     throw new InterpretError({ code: 'UNREADABLE', field: 'text', reason: read.reason, unread: read.unread });
   }
   if (read.kind === 'zone-required') {
     throw new InterpretError({ code: 'ZONE_REQUIRED', field: 'timezone', reason: read.reason });
+  }
+  if (read.kind === 'region-required') {
+    throw new InterpretError({ code: 'REGION_REQUIRED', field: 'region', reason: read.reason });
   }
   let readings = read.readings.map((r) => withRuns(r, now, request.count));
   let question = read.question;

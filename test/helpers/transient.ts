@@ -2,7 +2,8 @@
 // server's SQLite interrupted ("14 UNAVAILABLE: … interrupted"), a query no worker took in time
 // (DEADLINE_EXCEEDED, "query timed out before a worker could process it"), a schedule's query buffer full
 // (RESOURCE_EXHAUSTED). A real caller retries them; a race test retries or counts them and fails on
-// anything else. The same codes the SDK maps to UNAVAILABLE (src/api/client.ts `translate`).
+// anything else. The same codes the SDK maps to UNAVAILABLE (src/api/sdk/temporal-errors.ts
+// `isTemporalUnavailable`).
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';

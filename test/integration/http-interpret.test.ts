@@ -110,6 +110,27 @@ describe('POST /v1/interpret', () => {
     expect(zoned.body.next_runs[0].local).toBe('2026-12-02T09:00:00+09:00');
   });
 
+  it('422 REGION_REQUIRED: business days in a zone no single country has name `region`; with one they read, holidays and all', async () => {
+    const text = 'on the first business day of the month at 09:00';
+    const answer = await interpret({ text, timezone: 'UTC', now: NOW });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+    expect(answer.body).toMatchObject({ code: 'REGION_REQUIRED', field: 'region' });
+    const bad = await interpret({ text, timezone: 'UTC', region: 'latvia', now: NOW });
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('region');
+    const lv = await interpret({ text, timezone: 'Europe/Riga', region: 'LV', now: NOW, count: 2 });
+    expect(lv.status, JSON.stringify(lv.body)).toBe(200);
+    expect(lv.body).toMatchObject({
+      timing: { kind: 'BUSINESS_DAY', period: 'MONTH', n: 1, time: '09:00', timezone: 'Europe/Riga' },
+      business_days: { region: 'LV' },
+    });
+    // 1 January 2027 is New Year's Day (a Friday): January's first business day is Monday the 4th
+    expect(lv.body.next_runs.map((r: { local: string }) => r.local)).toEqual([
+      '2027-01-04T09:00:00+02:00',
+      '2027-02-01T09:00:00+02:00',
+    ]);
+  });
+
   it('401 without a key or with an unknown one; 400 for a malformed request', async () => {
     for (const key of [null, 'key-nobody-0123456789abcdef']) {
       const answer = await interpret({ text: 'every 10 minutes' }, key);

@@ -1,6 +1,8 @@
 // Every error the HTTP API returns is an RFC 9457 problem (application/problem+json) that names the failing
 // field and says what to do. This module is the one place errors become HTTP statuses.
+
 import { maxHeaderSize } from 'node:http';
+import { status } from '@grpc/grpc-js';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { Problem } from '../../model/http.js';
@@ -13,6 +15,7 @@ import {
   unknownFieldReason,
 } from '../errors.js';
 import { VersionConflictError } from '../patch.js';
+import { isTemporalUnavailable } from '../sdk/temporal-errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -99,7 +102,7 @@ export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
         'unprocessable',
         'Unprocessable definition',
         422,
-        'The request is well-formed but the definition cannot work: an unknown zone, a rule that never fires, a refused sink… For POST /v1/interpret, `code` says why the words give no one timing: AMBIGUOUS (`readings` holds each reading), UNREADABLE (`unread` names the words), ZONE_REQUIRED (`field` timezone).',
+        'The request is well-formed but the definition cannot work: an unknown zone, a rule that never fires, a refused sink… For POST /v1/interpret, `code` says why the words give no one timing: AMBIGUOUS (`readings` holds each reading), UNREADABLE (`unread` names the words), ZONE_REQUIRED (`field` timezone), REGION_REQUIRED (`field` region: business days and no country).',
       ],
       [
         'rate-limited',
@@ -182,14 +185,10 @@ const bySchedulerCode: Record<SchedulerErrorCode, string> = {
   AMBIGUOUS: 'unprocessable',
   UNREADABLE: 'unprocessable',
   ZONE_REQUIRED: 'unprocessable',
+  REGION_REQUIRED: 'unprocessable',
 };
 
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_UNAVAILABLE = 14;
 export const RETRY_AFTER_SECONDS = 5;
-
-const GRPC_PERMISSION_DENIED = 7;
-const GRPC_UNAUTHENTICATED = 16;
 
 /**
  * True when Temporal refused the call for this deployment's credentials. The API's own refusals of a tenant
@@ -197,20 +196,7 @@ const GRPC_UNAUTHENTICATED = 16;
  */
 function isTemporalRefusal(err: unknown): boolean {
   for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.code === GRPC_PERMISSION_DENIED || e.code === GRPC_UNAUTHENTICATED) return true;
-  }
-  return false;
-}
-
-/** True when the error (or one of its causes) is Temporal not answering in time. */
-function isTemporalUnavailable(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; cause?: unknown; name?: string } | undefined;
-    e;
-    e = e.cause as typeof e
-  ) {
-    if (e.code === GRPC_DEADLINE_EXCEEDED || e.code === GRPC_UNAVAILABLE) return true;
-    if (e.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return true;
+    if (e.code === status.PERMISSION_DENIED || e.code === status.UNAUTHENTICATED) return true;
   }
   return false;
 }

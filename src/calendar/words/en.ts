@@ -140,10 +140,12 @@ const words: Record<string, LexToken> = {
   // day sets
   weekday: { k: 'weekdays', v: 'work' },
   weekdays: { k: 'weekdays', v: 'work' },
-  workday: { k: 'weekdays', v: 'work' },
-  workdays: { k: 'weekdays', v: 'work' },
   weekend: { k: 'weekdays', v: 'weekend' },
   weekends: { k: 'weekdays', v: 'weekend' },
+  // business days (issue 43): weekdays that are not the region's public holidays; "workday" too
+  workday: { k: 'bday' },
+  workdays: { k: 'bday', plural: true },
+  penultimate: { k: 'ord', v: -2 },
   utc: { k: 'zone', v: 'UTC' },
   gmt: { k: 'zone', v: 'UTC' },
   // words that carry no meaning of their own here
@@ -164,6 +166,38 @@ const words: Record<string, LexToken> = {
   also: FILLER,
   with: FILLER,
 };
+
+// the holidays of a country said as its adjective ("Latvian holidays"): the region, not a place. Country
+// names ("in Latvia") are the holiday data's, given to the reader (ReadInput.regions)
+const REGION_ADJECTIVES: Record<string, string> = {
+  latvian: 'LV',
+  lithuanian: 'LT',
+  estonian: 'EE',
+  finnish: 'FI',
+  swedish: 'SE',
+  norwegian: 'NO',
+  danish: 'DK',
+  german: 'DE',
+  polish: 'PL',
+  french: 'FR',
+  dutch: 'NL',
+  belgian: 'BE',
+  spanish: 'ES',
+  italian: 'IT',
+  british: 'GB',
+  irish: 'IE',
+  american: 'US',
+  canadian: 'CA',
+  ukrainian: 'UA',
+  japanese: 'JP',
+  australian: 'AU',
+};
+for (const [word, region] of Object.entries(REGION_ADJECTIVES))
+  words[word] = { k: 'region', v: region, adjective: true };
+// names of countries the holiday data spells otherwise ("United States of America", "United Kingdom")
+words.usa = { k: 'region', v: 'US' };
+words.uk = { k: 'region', v: 'GB' };
+words.britain = { k: 'region', v: 'GB' };
 
 // twenty-one … ninety-nine (written apart, "twenty five" is joined by the tokenizer)
 const TENS: Array<[string, number]> = [
@@ -234,10 +268,27 @@ const phrases: Record<string, LexToken> = {
   'the day after tomorrow': kw('day-after-tomorrow'),
   'half an hour': { k: 'half-hour' },
   'half hour': { k: 'half-hour' },
-  'business day': { k: 'weekdays', v: 'work' },
-  'business days': { k: 'weekdays', v: 'work' },
-  'working day': { k: 'weekdays', v: 'work' },
-  'working days': { k: 'weekdays', v: 'work' },
+  'business day': { k: 'bday' },
+  'business days': { k: 'bday', plural: true },
+  'working day': { k: 'bday' },
+  'working days': { k: 'bday', plural: true },
+  'work day': { k: 'bday' },
+  'work days': { k: 'bday', plural: true },
+  'united states': { k: 'region', v: 'US' },
+  'great britain': { k: 'region', v: 'GB' },
+  'public holidays': { k: 'holidays' },
+  'public holiday': { k: 'holidays' },
+  'bank holidays': { k: 'holidays' },
+  'national holidays': { k: 'holidays' },
+  'official holidays': { k: 'holidays' },
+  'or the next business day': kw('roll-forward'),
+  'or the next working day': kw('roll-forward'),
+  'or the following business day': kw('roll-forward'),
+  'or the following working day': kw('roll-forward'),
+  'or the previous business day': kw('roll-backward'),
+  'or the previous working day': kw('roll-backward'),
+  'or the preceding business day': kw('roll-backward'),
+  'or the preceding working day': kw('roll-backward'),
   'each run finishes': kw('run-done'),
   'each run completes': kw('run-done'),
   'each run ends': kw('run-done'),

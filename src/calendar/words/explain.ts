@@ -15,6 +15,7 @@ const DAY_NAMES: Record<Weekday, string> = {
   SA: 'Saturday',
   SU: 'Sunday',
 };
+const DAY_ORDER: Weekday[] = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
 const ORDINAL_WORDS: Record<string, string> = {
   '1': 'first',
   '2': 'second',
@@ -45,6 +46,7 @@ export function explainSpec(spec: { timing: Timing } & CalendarOptions): string 
   if (spec.ends_at !== undefined) bounds.push(`until ${spec.ends_at}`);
   if (spec.max_count !== undefined) bounds.push(spec.max_count === 1 ? '1 time' : `${spec.max_count} times`);
   const extras: string[] = [];
+  if (spec.business_days) extras.push(businessDaysWords(timing, spec.business_days));
   if (spec.window) {
     const w = spec.window;
     extras.push(
@@ -64,6 +66,30 @@ export function explainSpec(spec: { timing: Timing } & CalendarOptions): string 
     extras.push(`a repeated time fires ${spec.dst.fold === 'BOTH' ? 'twice' : 'at the second'}`);
   const dst = dstNote(timing, spec.dst);
   return [[main, ...bounds].join(' '), ...extras, ...(dst ? [dst] : [])].join('; ');
+}
+
+/**
+ * "business days of LV": whose public holidays close a day, the weekend when it is not Saturday and Sunday,
+ * the extra closed and open dates, and for a timing of another kind what a run on a closed day does. The
+ * reader reads this clause back (read.ts BUSINESS_CLAUSE).
+ */
+function businessDaysWords(timing: Timing, b: NonNullable<CalendarOptions['business_days']>): string {
+  const parts = [`business days of ${b.region}`];
+  const weekend = b.weekend ? [...new Set(b.weekend)] : undefined;
+  if (weekend !== undefined && weekend.length === 0) parts.push('no weekend');
+  else if (weekend !== undefined && [...weekend].sort().join(',') !== 'SA,SU')
+    parts.push(`weekend ${list(DAY_ORDER.filter((d) => weekend.includes(d)).map((d) => DAY_NAMES[d]))}`);
+  if (b.closed?.length) parts.push(`also closed on ${list([...new Set(b.closed)].sort())}`);
+  if (b.open?.length) parts.push(`also open on ${list([...new Set(b.open)].sort())}`);
+  const said = parts.join(', ');
+  if (timing.kind === 'BUSINESS_DAY') return said;
+  const roll =
+    b.roll === 'FORWARD'
+      ? 'moves to the next business day'
+      : b.roll === 'BACKWARD'
+        ? 'moves to the previous business day'
+        : 'is skipped';
+  return `${said}: a run on a closed day ${roll}`;
 }
 
 /** The window's zone when the timing does not say it already. */
@@ -94,9 +120,16 @@ function explainTiming(t: Timing): string {
     case 'RECURRENCE':
       return `${ruleWords(t.rule) ?? t.rule} in ${t.timezone}`;
     case 'BUSINESS_DAY': {
-      const nth = t.n === -1 ? 'last' : t.n < 0 ? `${englishOrdinal(-t.n)} last` : englishOrdinal(t.n);
-      const months = t.months ? ` of ${list(t.months.map((m) => MONTH_NAMES[m - 1]!))}` : '';
-      return `on the ${nth} business day of ${t.period === 'MONTH' ? (months ? months.slice(4) : 'every month') : 'every quarter'} at ${t.time} in ${t.timezone}`;
+      // "the first", "the 10th", "the last", "the second to last": the forms the reader numbers them by
+      const nth = (n: number) => ORDINAL_WORDS[String(n)] ?? englishOrdinal(n);
+      const which = t.n > 0 ? nth(t.n) : t.n === -1 ? 'last' : `${nth(-t.n)} to last`;
+      const of =
+        t.period === 'QUARTER'
+          ? 'every quarter'
+          : t.months
+            ? list([...new Set(t.months)].sort((a, b) => a - b).map((m) => MONTH_NAMES[m - 1]!))
+            : 'every month';
+      return `on the ${which} business day of ${of} at ${t.time} in ${t.timezone}`;
     }
   }
 }

@@ -58,7 +58,9 @@ export type Keyword =
   | 'past' // quarter past 10, 15 minutes past the hour
   | 'half' // half past 9, в половине десятого
   | 'quarter-hour' // четверть десятого, без четверти десять (English "quarter" is the unit)
-  | 'less'; // без четверти десять
+  | 'less' // без четверти десять
+  | 'roll-forward' // or the next business day, или в следующий рабочий день
+  | 'roll-backward'; // or the previous business day, или в предыдущий рабочий день
 
 export type LexToken =
   | { k: 'kw'; v: Keyword }
@@ -68,6 +70,12 @@ export type LexToken =
   | { k: 'and-a-half' } // полтора
   | { k: 'weekday'; v: Weekday; plural?: true }
   | { k: 'weekdays'; v: 'work' | 'weekend' }
+  /** business day(s), working day(s), рабочий день: a day the region's calendar is open (issue 43) */
+  | { k: 'bday'; plural?: true }
+  /** public holidays, праздники: the region's public holidays */
+  | { k: 'holidays' }
+  /** a country the words name ("Latvia", "в Латвии", "Latvian"); `adjective`: it names no place */
+  | { k: 'region'; v: string; adjective?: true }
   | { k: 'month'; v: number }
   | { k: 'ord'; v: number; unit?: Unit }
   | { k: 'part'; v: PartOfDay }

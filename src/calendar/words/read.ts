@@ -2,6 +2,7 @@
 // anywhere in the sentence (times, dates, days, frequencies, zones, bounds, delays, reminders) and marks the
 // words it used; the assembly builds the timing from what was found. A word nothing used is an error naming
 // it. Every choice the reader makes is a note; a choice it will not make is several readings.
+import { REGION_RE } from '../business-days.js';
 import { DEFAULT_DST, resolveWall } from '../dst.js';
 import { compileCalendar } from '../engine.js';
 import { CalendarError } from '../errors.js';
@@ -18,20 +19,44 @@ export type WordsLanguage = 'en' | 'ru';
 /** One reading of a sentence: the timing, the calendar options it sets, and what was chosen. */
 export interface Reading {
   timing: Timing;
-  options: Pick<CalendarOptions, 'timezone' | 'window' | 'starts_at' | 'ends_at' | 'max_count' | 'dst'>;
+  options: Pick<
+    CalendarOptions,
+    'timezone' | 'window' | 'starts_at' | 'ends_at' | 'max_count' | 'dst' | 'business_days'
+  >;
   notes: string[];
+}
+
+/**
+ * The regions whose public holidays the holiday data knows, given to the reader (this module imports no
+ * data): src/model/interpret.ts builds it from the pinned `date-holidays`.
+ */
+export interface RegionLookup {
+  /** the ISO code of a country named in `language` ("Latvia", "United States of America"), any case */
+  byName(name: string, language: WordsLanguage): string | undefined;
+  /** the one country whose holiday data uses `zone` (Europe/Riga → LV); undefined for none or several */
+  byZone(zone: string): string | undefined;
+  /** the zones of a region's country in the data (LV → Europe/Riga) */
+  zones(region: string): readonly string[];
+  /** whether the data knows the region (a country, or a country and its subdivision: LV, DE-BY) */
+  has(region: string): boolean;
 }
 
 export interface ReadInput {
   now: string;
   timezone?: string;
   language?: WordsLanguage;
+  /** the region of business days when the words name none (LV, DE-BY) */
+  region?: string;
+  regions?: RegionLookup;
 }
 
 export type ReadOutcome =
   | { kind: 'read'; language: WordsLanguage; readings: Reading[]; question?: string }
   | { kind: 'unread'; language: WordsLanguage; reason: string; unread: { word: string; offset: number }[] }
-  | { kind: 'zone-required'; language: WordsLanguage; reason: string };
+  | { kind: 'zone-required'; language: WordsLanguage; reason: string }
+  | { kind: 'region-required'; language: WordsLanguage; reason: string };
+
+type BusinessDays = NonNullable<CalendarOptions['business_days']>;
 
 const LEXICONS: Record<WordsLanguage, Lexicon> = { en: english, ru: russian };
 const WEEKDAY_ORDER: Weekday[] = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
@@ -93,6 +118,17 @@ interface Features {
   looseMonthDay?: string;
   /** "twice a day", "3 times a day": how many times of day the words must name. */
   perCount?: { n: number; unit: Unit; raw: string };
+  /**
+   * Business days (issue 43): the days the region's calendar closes are skipped, or rolled. `word`: a
+   * business-day word was said ("every business day"), not only "except public holidays".
+   */
+  business?: { roll?: 'FORWARD' | 'BACKWARD'; word: boolean; clause?: Partial<BusinessDays> };
+  /** "the first business day of the month", "the second to last working day of the quarter" */
+  businessOrdinal?: { n: number; months?: number[]; raw: string };
+  /** "except public holidays", "кроме праздников" */
+  exceptHolidays: boolean;
+  /** the country whose holidays close a day: a name ("in Latvia": a place too) or a code ("(LV)") */
+  region?: { code: string; place: boolean; name: string };
   notes: string[];
 }
 
@@ -138,9 +174,51 @@ const DST_CLAUSE = /;\s*\d{2}:\d{2} on (?:spring-forward|fall-back) days [^;]*/g
 const DST_POLICY =
   /;\s*(?:a time that does not exist is (skipped|moved to the first valid time)|a repeated time fires (twice|at the second))(?=\s*(?:;|$))/gi;
 
+/**
+ * The clause an explanation says a definition's business days in (explain.ts): "; business days of LV",
+ * then ", no weekend" or ", weekend Friday and Saturday", ", also closed on 2027-01-05 and …", ", also open
+ * on …", and for a timing of another kind ": a run on a closed day is skipped" (or "moves to the next
+ * business day", "moves to the previous business day"). Read back as those options.
+ */
+const BUSINESS_CLAUSE =
+  /;\s*business days of ([A-Z]{2}(?:-[A-Z0-9]{1,3})?)((?:,\s*(?:no weekend|weekend (?:[A-Za-z]+(?:,\s*|\s+and\s+))*[A-Za-z]+|also (?:closed|open) on (?:\d{4}-\d{2}-\d{2}(?:,\s*|\s+and\s+))*\d{4}-\d{2}-\d{2}))*)(?::\s*a run on a closed day (is skipped|moves to the next business day|moves to the previous business day))?(?=\s*(?:;|$))/g;
+
+function businessClause(region: string, more: string, roll: string | undefined): Partial<BusinessDays> {
+  const clause: Partial<BusinessDays> = { region };
+  for (const part of more.split(/,\s*(?=no weekend|weekend |also )/)) {
+    const p = part.replace(/^,\s*/, '').trim();
+    if (p === '') continue;
+    if (p === 'no weekend') clause.weekend = [];
+    else if (p.startsWith('weekend ')) {
+      const days = p
+        .slice(8)
+        .split(/,\s*|\s+and\s+/)
+        .map((d) => {
+          const tok = english.words[d.toLowerCase()];
+          return tok?.k === 'weekday' ? tok.v : undefined;
+        });
+      if (days.some((d) => d === undefined)) throw new Unreadable(`"${p}" names no days of the week`);
+      clause.weekend = days as Weekday[];
+    } else {
+      const dates = p.replace(/^also (closed|open) on /, '').split(/,\s*|\s+and\s+/);
+      if (p.startsWith('also closed')) clause.closed = dates;
+      else clause.open = dates;
+    }
+  }
+  if (roll !== undefined && roll !== 'is skipped')
+    clause.roll = roll.includes('next') ? 'FORWARD' : 'BACKWARD';
+  return clause;
+}
+
 function readIn(original: string, input: ReadInput, language: WordsLanguage): ReadOutcome {
   let dst: Reading['options']['dst'];
+  let clause: Partial<BusinessDays> | undefined;
   const text = original
+    .replace(BUSINESS_CLAUSE, (s, region: string, more: string, roll: string | undefined) => {
+      if (clause) throw new Unreadable('two business-day calendars named');
+      clause = businessClause(region, more, roll);
+      return ' '.repeat(s.length);
+    })
     .replace(DST_CLAUSE, (s) => ' '.repeat(s.length))
     .replace(DST_POLICY, (s, gap: string | undefined, fold: string | undefined) => {
       dst = {
@@ -150,13 +228,14 @@ function readIn(original: string, input: ReadInput, language: WordsLanguage): Re
       };
       return ' '.repeat(s.length);
     });
-  const literal = readLiteral(text, input, language);
+  const literal = readLiteral(text, input, language, clause);
   if (literal) return literal;
   const words = tokenize(text, LEXICONS[language], zoneIdOf);
   if (words.length === 0) {
     return { kind: 'unread', language, reason: 'the text has no words to read', unread: [] };
   }
-  const f = scan(words);
+  const f = scan(words, language, input.regions);
+  if (clause) f.business = { ...f.business, word: f.business?.word ?? false, clause };
   const unread = words.filter((w) => !w.used && !ignorable(w.tok));
   if (unread.length > 0) {
     return {
@@ -179,7 +258,12 @@ function ignorable(tok: Token): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // literal rules: cron and RFC 5545 text pass through as they are
 
-function readLiteral(text: string, input: ReadInput, language: WordsLanguage): ReadOutcome | undefined {
+function readLiteral(
+  text: string,
+  input: ReadInput,
+  language: WordsLanguage,
+  clause: Partial<BusinessDays> | undefined,
+): ReadOutcome | undefined {
   const cron = /^\s*cron\s*:?\s*((?:\S+\s+){4,5}?\S+)(?=\s*$|\s+(?:in|по|в|\p{L}|\())/iu.exec(text);
   const isRule = /(^|\s|:)FREQ=|RRULE:|DTSTART/i.test(text);
   if (!cron && !isRule) return undefined;
@@ -249,7 +333,17 @@ function readLiteral(text: string, input: ReadInput, language: WordsLanguage): R
   const timing: Timing = cron
     ? { kind: 'CRON', expression: body, timezone: zone }
     : { kind: 'RECURRENCE', rule: body, timezone: zone };
+  if (clause?.region !== undefined) options.business_days = clause as BusinessDays;
   return { kind: 'read', language, readings: [{ timing, options, notes: [] }] };
+}
+
+function regionRequired(language: WordsLanguage): ReadOutcome {
+  return {
+    kind: 'region-required',
+    language,
+    reason:
+      'business days close on the public holidays of a region, and the words name none: name the country in the text ("in Latvia", "(LV)", "в Латвии") or pass region (LV, DE-BY); the zone names no single country',
+  };
 }
 
 function zoneRequired(language: WordsLanguage): ReadOutcome {
@@ -267,6 +361,8 @@ function zoneRequired(language: WordsLanguage): ReadOutcome {
 class Cursor {
   constructor(
     readonly words: Word[],
+    readonly language: WordsLanguage = 'en',
+    readonly regions?: RegionLookup,
     public i = 0,
   ) {}
   tok(at = this.i): Token | undefined {
@@ -288,7 +384,7 @@ class Cursor {
   }
 }
 
-function scan(words: Word[]): Features {
+function scan(words: Word[], language: WordsLanguage, regions?: RegionLookup): Features {
   const f: Features = {
     times: [],
     weekdays: [],
@@ -302,9 +398,10 @@ function scan(words: Word[]): Features {
     excepting: false,
     deadline: false,
     reminders: [],
+    exceptHolidays: false,
     notes: [],
   };
-  const c = new Cursor(words);
+  const c = new Cursor(words, language, regions);
   let reminding = false;
   for (let i = 0; i < words.length; i++) {
     if (words[i]!.used) continue;
@@ -341,13 +438,38 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
       return j;
     }
   }
-  // "the first business day of the month", "in 3 business days", "последний рабочий день": business days
-  // are counted by a working calendar, which these words do not read yet; never a plain weekday
+  // a country whose public holidays close a business day: "in Latvia", "(LV)", "Latvian holidays", "в Латвии"
+  {
+    const region = regionAt(c, i);
+    if (region) {
+      setRegion(f, region);
+      return region.next;
+    }
+  }
+  // "the first weekday of the month": a weekday is any Monday to Friday, so it numbers none
   if ((t.k === 'num' || t.k === 'ord' || t.k === 'ordnum') && c.is(i + 1, 'weekdays', 'work')) {
     throw new Unreadable(
-      `"${c.words[i]!.raw} ${c.words[i + 1]!.raw}": counting or numbering business days ("the first business day of the month", "in 3 business days") is not read yet; say the days ("every weekday", "on the 1st of every month") or create the timing`,
+      `"${c.words[i]!.raw} ${c.words[i + 1]!.raw}": weekdays are not counted or numbered; say "the first business day of the month" (its region's public holidays closed) or the days ("every weekday", "on the 1st of every month")`,
       [c.words[i]!, c.words[i + 1]!],
     );
+  }
+  // "in 3 business days", "через 3 рабочих дня": counting business days from now (or from an event) is not read
+  if (t.k === 'num' && c.is(i + 1, 'bday')) {
+    throw new Unreadable(
+      `"${c.words[i]!.raw} ${c.words[i + 1]!.raw}": counting business days is not read; say the day ("the third business day of the month") or create the timing`,
+      [c.words[i]!, c.words[i + 1]!],
+    );
+  }
+  // "the first business day of the month", "the second to last working day of the quarter", "the last
+  // working day before the 25th", "в предпоследний рабочий день месяца"
+  if (t.k === 'ord' || t.k === 'ordnum') {
+    let j = i;
+    let n = t.v;
+    if (n >= 2 && c.kw(j + 1, 'to') && c.is(j + 2, 'ord', -1)) {
+      n = -n;
+      j += 2;
+    }
+    if (c.is(j + 1, 'bday')) return businessOrdinal(c, i, j + 2, n, f);
   }
   {
     const moh = minuteOfHour(c, i, false);
@@ -393,6 +515,18 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
         // "except weekends", "кроме среды": days must follow, else "except" says nothing read
         let j = i + 1;
         if (c.kw(j, 'on')) j++;
+        if (c.is(j, 'filler') && c.raw(j) === 'the') j++;
+        // "except public holidays", "кроме праздников", "except Latvian holidays": the region's holidays
+        if (c.is(j, 'holidays')) {
+          exceptHolidays(f);
+          return j + 1;
+        }
+        const region = regionAt(c, j);
+        if (region?.holidays) {
+          setRegion(f, region);
+          exceptHolidays(f);
+          return region.next;
+        }
         if (!(c.is(j, 'weekday') || c.is(j, 'weekdays'))) return undefined;
         f.excepting = true;
         return j;
@@ -422,6 +556,11 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
       }
       case 'business-hours':
         f.hours = { ...BUSINESS, business: true, inclusive: false };
+        return i + 1;
+      case 'roll-forward':
+      case 'roll-backward':
+        // "on the 1st of every month, or the next business day": a closed day's run moves
+        setRoll(f, t.v === 'roll-forward' ? 'FORWARD' : 'BACKWARD', c.words[i]!);
         return i + 1;
       case 'every':
         return scanEvery(c, i + 1, f);
@@ -657,8 +796,26 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
       if ((c.kw(j, 'and') || c.is(j, 'punct', ',')) && (c.is(j + 1, 'weekday') || c.is(j + 1, 'weekdays')))
         j++;
     }
+    // "except weekends and public holidays"
+    if (f.excepting && (c.kw(j, 'and') || c.is(j, 'punct', ',')) && c.is(j + 1, 'holidays')) {
+      exceptHolidays(f);
+      j += 2;
+    }
     f.excepting = false;
     return j;
+  }
+  // "every business day", "on business days", "по рабочим дням", "в рабочие дни": Monday to Friday, less the
+  // region's public holidays
+  if (t.k === 'bday') {
+    if (f.excepting || f.window !== undefined)
+      throw new Unreadable(
+        `"${c.words[i]!.raw}" ${f.excepting ? 'excepted' : 'in a window'} is not read: say the days`,
+        [c.words[i]!],
+      );
+    f.weekdays.push(...WORK);
+    if (t.plural || c.kw(i - 1, 'every', 'by')) f.weekdaysRepeat = true;
+    f.business = { ...f.business, word: true };
+    return i + 1;
   }
   if (t.k === 'part') {
     // "Sunday night at 11", "every evening at 6": the part of the day the hour is in
@@ -726,6 +883,170 @@ function scanAt(c: Cursor, i: number, f: Features, reminding: boolean): number |
     return next;
   }
   return undefined;
+}
+
+/**
+ * A country at `i`: a code ("LV", "(DE-BY)"), a name the holiday data knows ("Latvia", "the United States
+ * of America"), or one the lexicon knows ("Латвии", "Latvian"), after "in" / "в" a place (its zone is the
+ * schedule's when the words name none). `holidays`: "holidays" followed ("Latvian holidays").
+ */
+function regionAt(
+  c: Cursor,
+  i: number,
+): { code: string; place: boolean; name: string; holidays: boolean; next: number } | undefined {
+  let j = i;
+  // "(AT)" is Austria, not "at"
+  const place = c.kw(j, 'in', 'at', 'by') && !(c.is(j - 1, 'punct', '(') && c.is(j + 1, 'punct', ')'));
+  if (place) j++;
+  if (c.is(j, 'filler') && c.raw(j) === 'the') j++;
+  const w = c.words[j];
+  if (!w) return undefined;
+  const loose = (x: Word) => x.tok.k === 'unknown' || x.corrected !== undefined || x.tok.k === 'region';
+  const holidaysAt = (k: number) =>
+    c.is(k, 'holidays') || /^(holidays?|праздник\p{L}*)$/u.test(c.raw(k)) ? k + 1 : k;
+  const found = (code: string, isPlace: boolean, next: number) => {
+    const after = holidaysAt(next);
+    return {
+      code,
+      place: isPlace,
+      name: c.words
+        .slice(j, next)
+        .map((x) => x.raw)
+        .join(' '),
+      holidays: after > next,
+      next: after,
+    };
+  };
+  // a code in capitals is a region wherever a word would otherwise be passed over or misread: "US" is not
+  // "us", "(AT)" not "at", "in IT" not "it" (a lower-case word keeps its meaning)
+  const code =
+    REGION_RE.test(w.raw) &&
+    (w.tok.k === 'unknown' ||
+      w.corrected !== undefined ||
+      w.tok.k === 'filler' ||
+      (c.is(j - 1, 'punct', '(') && c.is(j + 1, 'punct', ')')) ||
+      c.kw(j - 1, 'in', 'of', 'by'));
+  if (code) {
+    if (!c.regions || c.regions.has(w.raw)) return found(w.raw, false, j + 1);
+    // "the UK": a name of the country in capitals (the lexicon's), not an ISO code (GB is)
+    if (w.tok.k === 'region') return found(w.tok.v, place && !w.tok.adjective, j + 1);
+    throw new Unreadable(
+      `the holiday data has no region "${w.raw}" (an ISO country, optionally with its subdivision: LV, DE-BY)`,
+      [w],
+    );
+  }
+  if (!loose(w)) return undefined;
+  // the longest run of words the data names a country by: "United States of America", "Latvia"
+  if (c.regions) {
+    for (let len = Math.min(5, c.words.length - j); len >= 1; len--) {
+      const run = c.words.slice(j, j + len);
+      if (
+        !run.every(
+          (x, k) => loose(x) || (k > 0 && k < len - 1 && (c.kw(j + k, 'and', 'of') || x.raw === '&')),
+        )
+      )
+        continue;
+      const code = c.regions.byName(run.map((x) => x.raw).join(' '), c.language);
+      if (code) {
+        // the data's name, not a misspelt word: "Germany" is not "german" corrected
+        for (const x of run) delete x.corrected;
+        return found(code, place, j + len);
+      }
+    }
+  }
+  if (w.tok.k === 'region') return found(w.tok.v, place && !w.tok.adjective, j + 1);
+  return undefined;
+}
+
+function setRegion(f: Features, region: { code: string; place: boolean; name: string }): void {
+  if (f.region !== undefined && f.region.code !== region.code)
+    throw new Unreadable(`two regions named: ${f.region.name} and ${region.name}`);
+  if (f.region === undefined || region.place)
+    f.region = { code: region.code, place: region.place, name: region.name };
+}
+
+function exceptHolidays(f: Features): void {
+  f.exceptHolidays = true;
+  f.business = { ...f.business, word: f.business?.word ?? false };
+}
+
+function setRoll(f: Features, roll: 'FORWARD' | 'BACKWARD', word: Word): void {
+  if (f.business?.roll !== undefined && f.business.roll !== roll)
+    throw new Unreadable('a closed day rolled both forward and back', [word]);
+  f.business = { ...f.business, word: f.business?.word ?? false, roll };
+}
+
+/**
+ * After "<ordinal> business day" (`j` the word after it): "of the month", "of every quarter", "of January
+ * and July", "месяца", "каждого квартала", or "before the 25th" / "after the 15th" (a day of the month
+ * rolled back or forward to a business day).
+ */
+function businessOrdinal(c: Cursor, i: number, j: number, n: number, f: Features): number {
+  const said = c.words
+    .slice(i, j)
+    .map((w) => w.raw)
+    .join(' ');
+  if (n === 0)
+    throw new Unreadable(`"${said}": business days count from the first or from the last`, [c.words[i]!]);
+  if (c.kw(j, 'before', 'after')) {
+    const before = c.kw(j, 'before');
+    let k = j + 1;
+    if (c.is(k, 'filler') && c.raw(k) === 'the') k++;
+    const d = c.tok(k);
+    const dom =
+      d?.k === 'ordnum' ||
+      (d?.k === 'ord' && d.v >= 1) ||
+      (d?.k === 'num' && !d.article && c.kw(k + 1, 'day-of-month'))
+        ? d.v
+        : undefined;
+    if (dom === undefined)
+      throw new Unreadable(
+        `"${said} ${c.words[j]!.raw}" is read before or after a day of the month only ("the last business day before the 25th")`,
+        c.words.slice(i, k + 1),
+      );
+    if ((before && n !== -1) || (!before && n !== 1))
+      throw new Unreadable(
+        `"${said}": only "the last business day before the Nth" and "the first business day after the Nth" are read`,
+        c.words.slice(i, j),
+      );
+    const day = before ? dom - 1 : dom + 1;
+    if (dom < 1 || dom > 31 || (day > 28 && !(before && dom === 1)))
+      throw new Unreadable(
+        `"${said} ${c.words[j]!.raw} the ${englishOrdinal(dom)}": not every month has the ${englishOrdinal(day)}; say "the last business day of the month"`,
+        c.words.slice(i, k + 1),
+      );
+    k++;
+    if (c.kw(k, 'day-of-month')) k++;
+    const next = ofMonth(c, k, f);
+    if (f.every === undefined) period(f, { unit: 'month', n: 1 });
+    f.monthDays.push(before && dom === 1 ? -1 : day);
+    setRoll(f, before ? 'BACKWARD' : 'FORWARD', c.words[i]!);
+    f.notes.push(
+      before
+        ? `the ${dom === 1 ? 'last day of the month' : englishOrdinal(day)}, or the business day before it when it is closed`
+        : `the ${englishOrdinal(day)}, or the business day after it when it is closed`,
+    );
+    return next;
+  }
+  if (f.businessOrdinal !== undefined)
+    throw new Unreadable(`two business days named: "${f.businessOrdinal.raw}" and "${said}"`, [c.words[i]!]);
+  let k = j;
+  if (c.kw(k, 'of')) k++;
+  if (c.is(k, 'month')) {
+    // "of January and July", "января и июля"
+    const months: number[] = [];
+    while (c.is(k, 'month')) {
+      months.push((c.tok(k) as { v: number }).v);
+      k++;
+      if ((c.kw(k, 'and') || c.is(k, 'punct', ',')) && c.is(k + 1, 'month')) k++;
+      else if (c.is(k, 'punct', ',') && c.kw(k + 1, 'and') && c.is(k + 2, 'month')) k += 2;
+      else break;
+    }
+    f.businessOrdinal = { n, months: [...new Set(months)].sort((a, b) => a - b), raw: said };
+    return k;
+  }
+  f.businessOrdinal = { n, raw: said };
+  return ofMonth(c, j, f);
 }
 
 /** "the hour" after "past", or nothing: the minute-of-hour forms end there. */
@@ -843,6 +1164,8 @@ function perPeriod(c: Cursor, j: number, f: Features): number | undefined {
 function ofMonth(c: Cursor, j: number, f: Features): number {
   let k = j;
   if (c.kw(k, 'of')) k++;
+  // "of the quarter" ("of the month" is a phrase of its own)
+  if (k > j && c.is(k, 'filler') && c.raw(k) === 'the') k++;
   if (c.kw(k, 'every')) k++;
   if (c.kw(k, 'monthly') || (c.is(k, 'unit') && (c.tok(k) as { v: Unit }).v === 'month')) {
     period(f, { unit: 'month', n: 1 });
@@ -875,8 +1198,14 @@ function scanEvery(c: Cursor, i: number, f: Features): number | undefined {
     // "every first Monday of the month", "every last day of the month": the ordinal's own part reads it
     return j;
   }
+  if (c.is(j, 'bday')) {
+    // "every business day", "каждый рабочий день"
+    f.weekdaysRepeat = true;
+    return j;
+  }
   if (
-    ((c.is(j, 'ord') || c.is(j, 'ordnum')) && c.kw(j + 1, 'of', 'monthly', 'day-of-month')) ||
+    ((c.is(j, 'ord') || c.is(j, 'ordnum')) &&
+      (c.kw(j + 1, 'of', 'monthly', 'day-of-month') || c.is(j + 1, 'bday'))) ||
     (c.is(j, 'num') && c.kw(j + 1, 'day-of-month'))
   ) {
     // "every 15th of the month", "каждое первое число": the day of the month part reads it
@@ -1561,10 +1890,13 @@ function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadO
       `the ${f.dayPart} is a part of the day, not a time: say the time ("every morning at 8")`,
     );
   unplacedParts(f, kind);
-  const zone = f.zone ?? (input.timezone !== undefined ? zoneIdOf(input.timezone) : undefined);
+  const zone =
+    f.zone ?? placeZone(f, input) ?? (input.timezone !== undefined ? zoneIdOf(input.timezone) : undefined);
   const needsZone =
     (kind === 'ONE_TIME' && f.instant === undefined) ||
     kind === 'RECURRENCE' ||
+    kind === 'BUSINESS_DAY' ||
+    f.business !== undefined ||
     kind === 'DEADLINE' ||
     f.hours !== undefined ||
     f.window !== undefined ||
@@ -1575,8 +1907,22 @@ function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadO
       throw new CalendarError('timezone', `unknown time zone "${input.timezone}"`, 'UNKNOWN_ZONE');
     return zoneRequired(language);
   }
-  if (f.zone === undefined && zone !== undefined && needsZone)
+  if (
+    f.zone === undefined &&
+    zone !== undefined &&
+    needsZone &&
+    !f.notes.some((n) => n.startsWith(`in ${zone} (`))
+  )
     f.notes.push(`in ${zone} (the request's timezone)`);
+  let business: BusinessDays | undefined;
+  if (f.business !== undefined || kind === 'BUSINESS_DAY') {
+    const region = regionOf(f, input, zone!);
+    if (region === undefined) return regionRequired(language);
+    business = businessDaysOf(f, kind, region);
+  } else if (f.region !== undefined)
+    throw new Unreadable(
+      `"${f.region.name}" names whose public holidays close a day, but the words name no business days: say "every business day", "the first business day of the month" or "except public holidays"`,
+    );
   const questions = [
     ...f.times.flatMap((t) => (t.question ? [t.question] : [])),
     ...(f.date?.kind === 'numdate'
@@ -1590,12 +1936,102 @@ function assemble(f: Features, input: ReadInput, language: WordsLanguage): ReadO
         ]
       : []),
   ];
-  const readings = combinations(f).map((combo) => build(f, kind, zone, input.now, combo));
+  const readings = combinations(f).map((combo) => {
+    const reading = build(f, kind, zone, input.now, combo);
+    if (business !== undefined) reading.options.business_days = business;
+    return reading;
+  });
   return {
     kind: 'read',
     language,
     readings,
     ...(questions.length > 0 ? { question: questions.join('; ') } : {}),
+  };
+}
+
+/**
+ * The zone of a country named as a place ("at 9:00 in Latvia") when the words name no zone: the request's
+ * timezone when it is one of the country's, else the country's only zone; a country of several zones is a
+ * refusal (never one of them guessed).
+ */
+function placeZone(f: Features, input: ReadInput): string | undefined {
+  if (!f.region?.place || !input.regions) return undefined;
+  const zones = [
+    ...new Set(
+      input.regions
+        .zones(f.region.code)
+        .map(zoneIdOf)
+        .filter((z): z is string => z !== undefined),
+    ),
+  ];
+  const asked = input.timezone !== undefined ? zoneIdOf(input.timezone) : undefined;
+  if (asked !== undefined && zones.includes(asked)) return asked;
+  if (zones.length === 1) {
+    f.notes.push(`in ${zones[0]} (${f.region.name}'s time zone)`);
+    return zones[0];
+  }
+  if (zones.length > 1)
+    throw new Unreadable(
+      `${f.region.name} has ${zones.length} time zones: name one ("in ${zones[0]}") or pass timezone`,
+    );
+  return undefined;
+}
+
+/**
+ * Whose public holidays close a day: the country the words name, else the request's region, else the one
+ * country whose holiday data uses the zone (Europe/Riga → LV). Undefined when none says (never guessed).
+ */
+function regionOf(f: Features, input: ReadInput, zone: string): string | undefined {
+  const clause = f.business?.clause?.region;
+  if (f.region !== undefined) {
+    if (clause !== undefined && clause !== f.region.code)
+      throw new Unreadable(`two regions named: ${f.region.name} and ${clause}`);
+    return f.region.code;
+  }
+  if (clause !== undefined) return clause;
+  if (input.region !== undefined) {
+    if (!REGION_RE.test(input.region))
+      throw new CalendarError(
+        'region',
+        `"${input.region}" is not a region: an ISO country, optionally with its subdivision (LV, DE-BY)`,
+        'INVALID_FIELD',
+      );
+    if (input.regions && !input.regions.has(input.region))
+      throw new CalendarError('region', `the holiday data has no region "${input.region}"`, 'INVALID_FIELD');
+    f.notes.push(`public holidays of ${input.region} (the request's region)`);
+    return input.region;
+  }
+  const byZone = input.regions?.byZone(zone);
+  if (byZone !== undefined) f.notes.push(`public holidays of ${byZone} (the country of ${zone})`);
+  return byZone;
+}
+
+/** The business_days option of a reading: the region, the weekend, and how a closed day's run rolls. */
+function businessDaysOf(f: Features, kind: string, region: string): BusinessDays {
+  const clause = f.business?.clause ?? {};
+  const roll = f.business?.roll ?? clause.roll;
+  if (kind === 'BUSINESS_DAY' && roll !== undefined)
+    throw new Unreadable(
+      'the Nth business day is open already: "or the next business day" says nothing of it (it is for a day of the month, a weekday, a date)',
+    );
+  if (kind === 'DELAY' || kind === 'FIXED_DELAY' || kind === 'DEADLINE')
+    throw new Unreadable('business days are not read with a delay or a deadline: say the days it runs on');
+  const days = withoutExcepted([...new Set(f.weekdays)], f.exceptDays) ?? [];
+  let weekend = clause.weekend;
+  if (weekend === undefined && f.exceptHolidays && !f.business?.word && kind !== 'BUSINESS_DAY') {
+    // "every day except public holidays": a Saturday is not a holiday; only the holidays close a day
+    if (days.length === 0 || days.some((d) => WEEKEND.includes(d))) weekend = [];
+  }
+  if (f.business?.word && days.some((d) => WEEKEND.includes(d)) && weekend === undefined)
+    throw new Unreadable(
+      'business days are Monday to Friday: a Saturday or a Sunday named with them would never run',
+    );
+  return {
+    region,
+    ...(weekend !== undefined ? { weekend } : {}),
+    ...(clause.closed ? { closed: clause.closed } : {}),
+    ...(clause.open ? { open: clause.open } : {}),
+    ...(roll !== undefined ? { roll } : {}),
   };
 }
 
@@ -1635,6 +2071,7 @@ function unplacedParts(f: Features, kind: NonNullable<ReturnType<typeof kindOf>>
       'a minute past the hour',
       'a count of runs',
     ],
+    BUSINESS_DAY: ['a start or an end', 'a time of day', 'a repeating period', 'a count of runs'],
     RECURRENCE: [
       'a start or an end',
       ...(recurrenceDate ? ['a date'] : []),
@@ -1664,6 +2101,7 @@ function unplacedParts(f: Features, kind: NonNullable<ReturnType<typeof kindOf>>
       ONE_TIME: 'one time',
       INTERVAL: 'an interval',
       RECURRENCE: 'a repeating rule',
+      BUSINESS_DAY: 'the Nth business day',
     };
     const parts = [...new Set(extra)];
     throw new Unreadable(
@@ -1675,6 +2113,7 @@ function unplacedParts(f: Features, kind: NonNullable<ReturnType<typeof kindOf>>
 function kindOf(f: Features): Timing['kind'] | 'FIXED_DELAY' | undefined {
   if (f.deadline) return 'DEADLINE';
   if (f.fixedDelay) return 'FIXED_DELAY';
+  if (f.businessOrdinal !== undefined) return 'BUSINESS_DAY';
   const repeating =
     f.every !== undefined ||
     f.weekdaysRepeat ||
@@ -1792,9 +2231,51 @@ function build(
     }
     case 'RECURRENCE':
       return buildRecurrence(f, clock!, options, notes, times, combo.monthDayMode);
+    case 'BUSINESS_DAY':
+      return buildBusinessDay(f, clock!, options, notes, times);
     default:
       throw new Unreadable(`no reading builds a ${kind} timing from words`);
   }
+}
+
+/** "the first business day of every month at 09:00": a BUSINESS_DAY timing in the zone. */
+function buildBusinessDay(
+  f: Features,
+  clock: Clock,
+  options: Reading['options'],
+  notes: string[],
+  times: Time[],
+): Reading {
+  const { n, months, raw } = f.businessOrdinal!;
+  const every = f.every;
+  if (every !== undefined && (every.n !== 1 || (every.unit !== 'month' && every.unit !== 'quarter')))
+    throw new Unreadable(
+      `"${raw}" of every ${every.n === 1 ? every.unit : `${every.n} ${every.unit}s`}: the Nth business day is of every month, of every quarter, or of the months named`,
+    );
+  if (every === undefined && months === undefined)
+    throw new Unreadable(
+      `"${raw}" of what: say "of the month", "of the quarter" or the months ("of January and July")`,
+    );
+  if (months !== undefined && every?.unit === 'quarter')
+    throw new Unreadable(`"${raw}": of the quarter, or of the months named? say one`);
+  if (times.length > 1)
+    throw new Unreadable(
+      `"${raw}" at ${times.length} times of day: a business day rule has one time ("at 09:00"); make one schedule for each`,
+    );
+  const t = times[0] ?? { h: 0, m: 0, s: 0 };
+  if (times.length === 0) notes.push('no time of day given: at 00:00');
+  return {
+    timing: {
+      kind: 'BUSINESS_DAY',
+      period: every?.unit === 'quarter' ? 'QUARTER' : 'MONTH',
+      n,
+      ...(months !== undefined ? { months } : {}),
+      time: `${pad(t.h)}:${pad(t.m)}${t.s ? `:${pad(t.s)}` : ''}`,
+      timezone: clock.zone,
+    },
+    options,
+    notes,
+  };
 }
 
 /** The one wall instant of a one-time or deadline: date (or today/tomorrow) + time (or 00:00). */

@@ -33,7 +33,7 @@ export interface Word {
 }
 
 const SHAPES =
-  /(?<iso>\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)|(?<numdate>(?:\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\d{1,2}\.\d{1,2}\.\d{2,4})(?![\d:]))|(?<hhmm>\d{1,2}[:.]\d{2}(?::\d{2})?(?:\s?[ap]m\b)?)|(?<minuteMark>(?<![\d:]):\d+(?![\d:]))|(?<thousands>\d{1,3}(?:,\d{3})+(?![\d.,]))|(?<decimal>\d+[.,]\d+)|(?<ordnum>\d+(?:st|nd|rd|th|-?го|-?е|-?ое|-?ого|-?й|-?ой|-?ый|-?ее)(?![\p{L}]))|(?<numPart>\d{1,2}\s?[ap]m\b)|(?<number>\d+)|(?<zoneId>[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+)|(?<word>\p{L}[\p{L}\p{M}'’-]*)|(?<punct>[,;()&@])/giu;
+  /(?<iso>\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)|(?<numdate>(?:\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\d{1,2}\.\d{1,2}\.\d{2,4})(?![\d:]))|(?<hhmm>\d{1,2}[:.]\d{2}(?::\d{2})?(?:\s?[ap]m\b)?)|(?<minuteMark>(?<![\d:]):\d+(?![\d:]))|(?<thousands>\d{1,3}(?:,\d{3})+(?![\d.,]))|(?<decimal>\d+[.,]\d+)|(?<ordnum>\d+(?:st|nd|rd|th|-?го|-?е|-?ое|-?ого|-?й|-?ой|-?ый|-?ее|-?ым|-?ом|-?м)(?![\p{L}]))|(?<numPart>\d{1,2}\s?[ap]m\b)|(?<number>\d+)|(?<zoneId>[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+)|(?<word>\p{L}[\p{L}\p{M}'’-]*)|(?<punct>[,;()&@])/giu;
 
 let cityMap: Record<string, string> | undefined;
 /** English city names of the runtime's zones, read once (the runtime's list does not change while it runs). */

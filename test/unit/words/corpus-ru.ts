@@ -7,6 +7,7 @@ import {
   BERLIN,
   BUSINESS_HOURS,
   bareHour,
+  businessDay,
   type CorpusEntry,
   cron,
   deadline,
@@ -23,11 +24,13 @@ import {
   NEW_YORK,
   NOW,
   NY_LATE,
+  onBusinessDays,
   once,
   RIGA,
   rec,
   TOKYO,
   WEEKDAYS,
+  XMAS_WEEK,
 } from './corpus-types.js';
 
 export const CORPUS_RU: CorpusEntry[] = [
@@ -1064,5 +1067,68 @@ export const CORPUS_RU: CorpusEntry[] = [
     now: NOW,
     category: 'zone-required',
     expect: { zoneRequired: true },
+  },
+  // ── рабочие дни (issue 43): праздники страны закрыты ────────────────────────────────────────────
+  {
+    text: 'в первый рабочий день месяца в 9:00 по Риге',
+    now: NOW,
+    category: 'business-days',
+    expect: businessDay(1, '09:00'),
+  },
+  {
+    text: 'в последний рабочий день месяца в 18:00 в Латвии',
+    now: NOW,
+    category: 'business-days',
+    expect: businessDay(-1, '18:00'),
+  },
+  {
+    text: 'в последний рабочий день квартала в 16:00 по Берлину',
+    now: NOW,
+    category: 'business-days',
+    expect: businessDay(-1, '16:00', { period: 'QUARTER', region: 'DE', timezone: BERLIN }),
+  },
+  {
+    text: 'во второй рабочий день каждого месяца в 9:00',
+    now: NOW,
+    timezone: RIGA,
+    category: 'business-days',
+    expect: businessDay(2, '09:00'),
+  },
+  {
+    text: 'по рабочим дням в 9:00 по Риге',
+    now: XMAS_WEEK,
+    category: 'business-days',
+    expect: onBusinessDays(`FREQ=WEEKLY;BYDAY=${WEEKDAYS};${hm(9)}`, RIGA, { region: 'LV' }),
+  },
+  {
+    text: 'по будням кроме праздников в 9:00 по Риге',
+    now: XMAS_WEEK,
+    category: 'business-days',
+    expect: onBusinessDays(`FREQ=WEEKLY;BYDAY=${WEEKDAYS};${hm(9)}`, RIGA, { region: 'LV' }),
+  },
+  {
+    text: 'в последний рабочий день перед 25-м числом в 10:00 по Риге',
+    now: NOW,
+    category: 'business-days',
+    expect: onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=24;${hm(10)}`, RIGA, { region: 'LV', roll: 'BACKWARD' }),
+  },
+  {
+    text: 'первого числа каждого месяца в 9:00 или в следующий рабочий день по Риге',
+    now: XMAS_WEEK,
+    category: 'business-days',
+    expect: onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=1;${hm(9)}`, RIGA, { region: 'LV', roll: 'FORWARD' }),
+  },
+  {
+    text: 'в первый рабочий день месяца в 9:00 в Германии',
+    now: NOW,
+    category: 'business-days',
+    expect: businessDay(1, '09:00', { region: 'DE', timezone: BERLIN }),
+  },
+  {
+    text: 'по рабочим дням в 9:00',
+    now: NOW,
+    timezone: 'UTC',
+    category: 'region-required',
+    expect: { regionRequired: true },
   },
 ];

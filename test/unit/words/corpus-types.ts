@@ -8,7 +8,7 @@ import type { CalendarOptions, Timing } from '../../../src/calendar/timing.js';
 
 export type ReadOptions = Pick<
   CalendarOptions,
-  'timezone' | 'window' | 'starts_at' | 'ends_at' | 'max_count' | 'dst'
+  'timezone' | 'window' | 'starts_at' | 'ends_at' | 'max_count' | 'dst' | 'business_days'
 >;
 
 /** One reading: a timing and the calendar options the sentence sets. */
@@ -17,7 +17,12 @@ export interface Expected {
   options?: ReadOptions;
 }
 
-export type Expect = Expected | { ambiguous: Expected[] } | { unreadable: string[] } | { zoneRequired: true };
+export type Expect =
+  | Expected
+  | { ambiguous: Expected[] }
+  | { unreadable: string[] }
+  | { zoneRequired: true }
+  | { regionRequired: true };
 
 export type Category =
   | 'one-time'
@@ -39,7 +44,9 @@ export type Category =
   | 'typo'
   | 'ambiguous'
   | 'unreadable'
-  | 'zone-required';
+  | 'zone-required'
+  | 'business-days'
+  | 'region-required';
 
 export interface CorpusEntry {
   text: string;
@@ -52,6 +59,9 @@ export interface CorpusEntry {
   corrected?: string[];
   expect: Expect;
 }
+
+/** Monday 21 December 2026, 12:00 in Riga: Latvia's Christmas holidays (24–26 December) are ahead */
+export const XMAS_WEEK = '2026-12-21T10:00:00Z';
 
 /** Wednesday, 12:00 in Riga, 05:00 in New York, 19:00 in Tokyo, 13:00 in Moscow. */
 export const NOW = '2026-12-02T10:00:00Z';
@@ -138,6 +148,33 @@ export const gap = (at: string, timezone: string): { ambiguous: Expected[] } => 
 export const fold = (at: string, timezone: string): { ambiguous: Expected[] } => ({
   ambiguous: [once(at, timezone, { dst: { fold: 'FIRST' } }), once(at, timezone, { dst: { fold: 'LAST' } })],
 });
+
+/**
+ * The n-th business day (1 first, -1 last, -2 second to last) of every month (or quarter, or of `months`) at
+ * `time` in `timezone`, with the public holidays of `region` (default LV, the zone Europe/Riga's country).
+ */
+export const businessDay = (
+  n: number,
+  time: string,
+  extra: { period?: 'MONTH' | 'QUARTER'; months?: number[]; region?: string; timezone?: string } = {},
+): Expected => ({
+  timing: {
+    kind: 'BUSINESS_DAY',
+    period: extra.period ?? 'MONTH',
+    n,
+    ...(extra.months ? { months: extra.months } : {}),
+    time,
+    timezone: extra.timezone ?? RIGA,
+  },
+  options: { business_days: { region: extra.region ?? 'LV' } },
+});
+
+/** a recurrence on the business days of `region` (closed days skipped, or rolled as `roll` says) */
+export const onBusinessDays = (
+  rule: string,
+  timezone: string,
+  business: NonNullable<ReadOptions['business_days']>,
+): Expected => rec(rule, timezone, { business_days: business });
 
 /** Mon–Fri, 09:00–18:00, the hours `during business hours` means */
 export const BUSINESS_HOURS = '9,10,11,12,13,14,15,16,17';

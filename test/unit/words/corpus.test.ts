@@ -62,11 +62,11 @@ function problemOf(entry: CorpusEntry): InterpretProblem {
 
 /** how the corpus names each zone it uses (a city, in English or Russian, or the IANA id) */
 const ZONE_WORDS: Record<string, string[]> = {
-  'Europe/Riga': ['Riga', 'Риг'],
+  'Europe/Riga': ['Riga', 'Риг', 'Latvia', 'Латви'],
   'America/New_York': ['New York', 'New_York', 'Нью-Йорк'],
   'Asia/Tokyo': ['Tokyo', 'Tokio', 'Токио'],
   'Europe/London': ['London', 'Лондон'],
-  'Europe/Berlin': ['Berlin', 'Берлин'],
+  'Europe/Berlin': ['Berlin', 'Берлин', 'Germany', 'Германи', 'Munich'],
   'Europe/Moscow': ['Moscow', 'Москв', 'московск', 'МСК'],
   UTC: ['UTC'],
 };
@@ -92,6 +92,7 @@ describe.each([
   const ambiguous = corpus.filter((e) => 'ambiguous' in e.expect).map((e) => [label(e), e] as const);
   const unreadable = corpus.filter((e) => 'unreadable' in e.expect).map((e) => [label(e), e] as const);
   const zoneless = corpus.filter((e) => 'zoneRequired' in e.expect).map((e) => [label(e), e] as const);
+  const regionless = corpus.filter((e) => 'regionRequired' in e.expect).map((e) => [label(e), e] as const);
 
   it.each(readings)('reads %s', (_l, entry) => {
     const expected = entry.expect as Expected;
@@ -138,6 +139,12 @@ describe.each([
   if (zoneless.length > 0) {
     it.each(zoneless)('asks for a zone for %s', (_l, entry) => {
       expect(problemOf(entry).code).toBe('ZONE_REQUIRED');
+    });
+  }
+
+  if (regionless.length > 0) {
+    it.each(regionless)('asks for a region for %s', (_l, entry) => {
+      expect(problemOf(entry)).toMatchObject({ code: 'REGION_REQUIRED', field: 'region' });
     });
   }
 });

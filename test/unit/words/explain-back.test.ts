@@ -25,7 +25,11 @@ const SENTENCES: Sentence[] = [
     now: e.now,
     ...(e.timezone ? { timezone: e.timezone } : {}),
   })),
-  ...PROBES.map((p) => ({ text: p.text, now: '2026-12-02T10:00:00Z', timezone: p.timezone ?? RIGA })),
+  ...PROBES.map((p) => ({
+    text: p.text,
+    now: p.now ?? '2026-12-02T10:00:00Z',
+    timezone: p.timezone ?? RIGA,
+  })),
 ];
 
 /** every reading the reader gives for a sentence: one, or each reading of its question; none if refused */

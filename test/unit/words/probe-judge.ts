@@ -25,10 +25,8 @@ const runSet = (lists: string[][]): string[] => [...new Set(lists.map((l) => l.j
 export type Verdict = { verdict: 'right' | 'refused' | 'wrong'; got: string };
 
 export function readProbe(probe: Probe): InterpretResult {
-  return interpret(
-    { text: probe.text, now: NOW, timezone: probe.timezone ?? RIGA, count: COUNT },
-    new Date(NOW),
-  );
+  const now = probe.now ?? NOW;
+  return interpret({ text: probe.text, now, timezone: probe.timezone ?? RIGA, count: COUNT }, new Date(now));
 }
 
 export function judge(probe: Probe): Verdict {
@@ -40,7 +38,7 @@ export function judge(probe: Probe): Verdict {
     const problem = e.problem;
     if ('ambiguous' in probe.expect && problem.code === 'AMBIGUOUS') {
       const got = runSet(problem.readings.map((r) => r.next_runs.map((n) => n.fire_at)));
-      const want = runSet(probe.expect.ambiguous.map((x) => runsOf(x)));
+      const want = runSet(probe.expect.ambiguous.map((x) => runsOf(x, probe.now)));
       return {
         verdict: JSON.stringify(got) === JSON.stringify(want) ? 'right' : 'wrong',
         got: `AMBIGUOUS ${JSON.stringify(problem.readings.map((r) => r.timing))}`,
@@ -52,5 +50,8 @@ export function judge(probe: Probe): Verdict {
   const got = `${JSON.stringify(result.timing)} ${JSON.stringify({ ...result, timing: undefined, text: undefined, language: undefined, explanation: undefined, notes: undefined, next_runs: undefined })}`;
   if ('refuse' in probe.expect || 'ambiguous' in probe.expect) return { verdict: 'wrong', got };
   const runs = result.next_runs.map((r) => r.fire_at);
-  return { verdict: JSON.stringify(runs) === JSON.stringify(runsOf(probe.expect)) ? 'right' : 'wrong', got };
+  return {
+    verdict: JSON.stringify(runs) === JSON.stringify(runsOf(probe.expect, probe.now)) ? 'right' : 'wrong',
+    got,
+  };
 }

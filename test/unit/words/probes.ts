@@ -11,13 +11,29 @@
  * Every probe is read at NOW (Wednesday 2 December 2026, 12:00 in Riga) with the request's timezone
  * Europe/Riga unless it says otherwise.
  */
-import { afterEach, delay, type Expected, every, hm, once, RIGA, rec, WEEKDAYS } from './corpus-types.js';
+import {
+  afterEach,
+  BERLIN,
+  businessDay,
+  delay,
+  type Expected,
+  every,
+  hm,
+  NEW_YORK,
+  onBusinessDays,
+  once,
+  RIGA,
+  rec,
+  WEEKDAYS,
+} from './corpus-types.js';
 
 export type ProbeExpect = Expected | { ambiguous: Expected[] } | { refuse: true };
 export interface Probe {
   text: string;
   expect: ProbeExpect;
   timezone?: string;
+  /** the instant the probe is read at, when not NOW (a week with holidays in it, to tell them apart) */
+  now?: string;
 }
 
 export const REFUSE = { refuse: true } as const;
@@ -38,6 +54,22 @@ const p = (text: string, expect: ProbeExpect, timezone?: string): Probe => ({
   expect,
   ...(timezone ? { timezone } : {}),
 });
+
+// ── business days (issue 43, part 2): Latvia's public holidays around Christmas tell the meanings apart ──
+/** Monday 21 December 2026, 12:00 in Riga: Thursday 24 and Friday 25 December are public holidays in LV */
+export const XMAS = '2026-12-21T10:00:00Z';
+/** Wednesday 23 December 2026, 18:30 in Riga: the next business hours are Monday 28 December's in LV */
+export const XMAS_EVE = '2026-12-23T16:30:00Z';
+/** a probe read at `now` (with the request's timezone `timezone`, default Europe/Riga) */
+const at_ = (now: string, text: string, expect: ProbeExpect, timezone?: string): Probe => ({
+  ...p(text, expect, timezone),
+  now,
+});
+const LV = { region: 'LV' } as const;
+const weekdaysAt = (h: number, m = 0) => `FREQ=WEEKLY;BYDAY=${WEEKDAYS};${hm(h, m)}`;
+/** every weekday at h:m on Latvia's business days (public holidays skipped) */
+const bizDays = (h: number, m = 0) => onBusinessDays(weekdaysAt(h, m), RIGA, LV);
+const bd = businessDay;
 
 export const PROBES: Probe[] = [
   // ── a minute read as an hour ───────────────────────────────────────────────────────────────────────
@@ -379,19 +411,144 @@ export const PROBES: Probe[] = [
   p('через 3 дня', delay('P3D')),
   p('in 3 days', delay('P3D')),
   p('через 3 дня после завершения', afterEach('P3D')),
-  // ── business days: another part of the calendar; refused today ───────────────────────────────────
-  p('last business day', REFUSE),
-  p('on the last business day of every month at 17:00', REFUSE),
-  p('first business day of the month', REFUSE),
-  p('первый рабочий день месяца', REFUSE),
-  p('в последний рабочий день месяца', REFUSE),
-  p('в первый рабочий день каждого месяца в 9:00', REFUSE),
-  p('every 5th business day', REFUSE),
-  p('третий рабочий день месяца', REFUSE),
-  p('the first working day of each month', REFUSE),
-  p('in 3 business days', REFUSE),
+  // ── business days (issue 43 part 2; written before the reader read them) ─────────────────────────────
+  // Part 1 refused them all ("a working calendar is not read yet"); these are the meanings now. The region
+  // is the words' country, else the request's `region`, else the zone's one country (Europe/Riga → LV).
+  p('last business day', REFUSE), // of what? a month, a quarter, a week?
+  p('on the last business day of every month at 17:00', bd(-1, '17:00')),
+  p('first business day of the month', bd(1, '00:00')),
+  p('первый рабочий день месяца', bd(1, '00:00')),
+  p('в последний рабочий день месяца', bd(-1, '00:00')),
+  p('в первый рабочий день каждого месяца в 9:00', bd(1, '09:00')),
+  p('every 5th business day', REFUSE), // a step of business days, not a day of a month
+  p('третий рабочий день месяца', bd(3, '00:00')),
+  p('the first working day of each month', bd(1, '00:00')),
+  p('in 3 business days', REFUSE), // counting business days from now is not read
   p('через 3 рабочих дня', REFUSE),
   p('3 business days after 2026-12-05T10:00:00Z', REFUSE),
+  p('on the first business day of the month at 09:00', bd(1, '09:00')),
+  p('first working day of every month at 9am', bd(1, '09:00')),
+  p('on the last business day of the month at 17:00', bd(-1, '17:00')),
+  p('second to last working day of the month at 10:00', bd(-2, '10:00')),
+  p('on the third business day of each quarter at 08:30', bd(3, '08:30', { period: 'QUARTER' })),
+  p('last working day of the quarter at 16:00', bd(-1, '16:00', { period: 'QUARTER' })),
+  p('on the first business day of January and July at 9:00', bd(1, '09:00', { months: [1, 7] })),
+  p(
+    'last business day of March, June, September and December at 18:00',
+    bd(-1, '18:00', { months: [3, 6, 9, 12] }),
+  ),
+  p('every 2nd business day of the month at 9:00', bd(2, '09:00')),
+  p('the 10th business day of every quarter at 9:00', bd(10, '09:00', { period: 'QUARTER' })),
+  p('monthly on the first business day at 9:00', bd(1, '09:00')),
+  p('the 25th business day of the month at 9:00', REFUSE), // no month has one: it would never run
+  p('the 0th business day of the month at 9:00', REFUSE),
+  p('every 1st business day at 9:00', REFUSE), // of the month? of the week? not said
+  p('first business day of the week at 9:00', REFUSE), // a week's business days are not a timing
+  p('first business day of every other month at 9:00', REFUSE),
+  p('first business day of the month at 9:00 and 17:00', REFUSE), // one time of day per BUSINESS_DAY
+  p('the last business day of the month before 17:00', REFUSE),
+  p('every first of the month at 9:00', r(`FREQ=MONTHLY;BYMONTHDAY=1;${hm(9)}`)), // no business days
+  at_(XMAS, 'on the last day of every month at 17:00', r(`FREQ=MONTHLY;BYMONTHDAY=-1;${hm(17)}`)),
+  // the region
+  p('first business day of the month at 9:00 in Germany', bd(1, '09:00', { region: 'DE', timezone: BERLIN })),
+  p(
+    'first business day of the month at 9:00 in Munich (DE-BY)',
+    bd(1, '09:00', { region: 'DE-BY', timezone: BERLIN }),
+  ),
+  p('first business day of the month at 9:00, Latvian holidays', bd(1, '09:00')),
+  p('first business day of the month at 9:00 in Latvia', bd(1, '09:00'), 'UTC'),
+  // a code names the holidays, not a place: the request's zone stays
+  p('first business day of the month at 9:00 (LV)', bd(1, '09:00', { timezone: 'UTC' }), 'UTC'),
+  p('first business day of the month at 9:00 in Atlantis', REFUSE),
+  p('first business day of the month at 9:00 (XX)', REFUSE), // a region the holiday data lacks
+  p('first business day of the month at 9:00 (DE-ZZ)', REFUSE),
+  p('first business day of the month at 9:00 in UTC', REFUSE), // whose holidays? UTC has no country
+  p('every business day at 9:00 in Europe/Zurich', REFUSE), // CH and LI share the zone: not guessed
+  at_(XMAS, 'every day at 9:00 in Latvia', REFUSE), // a country with no business days to use it on
+  // every business day: weekdays without the region's public holidays
+  at_(XMAS, 'every weekday except public holidays at 09:00', bizDays(9)),
+  at_(XMAS, 'on business days at 9:00', bizDays(9)),
+  at_(XMAS, 'every business day at 9', bizDays(9)),
+  at_(XMAS, 'every working day at 8:30', bizDays(8, 30)),
+  at_(XMAS, 'every workday at 9:00', bizDays(9)),
+  at_(XMAS, 'every weekday at 9:00 except Latvian holidays', bizDays(9)),
+  at_(XMAS, 'every business day at 9:00 (LV)', onBusinessDays(weekdaysAt(9), 'UTC', LV), 'UTC'),
+  at_(
+    XMAS,
+    'on business days at 9:00 in New York',
+    onBusinessDays(weekdaysAt(9), NEW_YORK, { region: 'US' }),
+  ),
+  at_(
+    XMAS,
+    'every day except public holidays at 9:00',
+    onBusinessDays(`FREQ=DAILY;${hm(9)}`, RIGA, { region: 'LV', weekend: [] }),
+  ),
+  // weekday is Monday to Friday, holidays or not; business hours are hours, not business days
+  at_(XMAS, 'every weekday at 9:00', r(`${weekdaysAt(9)}`)),
+  at_(XMAS, 'on weekdays at 9:00', r(`${weekdaysAt(9)}`)),
+  at_(XMAS, 'по будням в 9:00', r(`${weekdaysAt(9)}`)),
+  at_(XMAS, 'каждый будний день в 9:00', r(`${weekdaysAt(9)}`)),
+  at_(XMAS, 'every Monday to Friday at 9:00', r(`${weekdaysAt(9)}`)),
+  at_(
+    XMAS_EVE,
+    'every hour during business hours',
+    r(`FREQ=DAILY;BYDAY=${WEEKDAYS};${hm('9,10,11,12,13,14,15,16,17')}`),
+  ),
+  at_(
+    XMAS_EVE,
+    'every hour during business hours on business days',
+    onBusinessDays(`FREQ=DAILY;BYDAY=${WEEKDAYS};${hm('9,10,11,12,13,14,15,16,17')}`, RIGA, LV),
+  ),
+  // rolled off a closed day
+  p(
+    'the last working day before the 25th at 10:00',
+    onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=24;${hm(10)}`, RIGA, { region: 'LV', roll: 'BACKWARD' }),
+  ),
+  p(
+    'the first business day after the 15th at 10:00',
+    onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=16;${hm(10)}`, RIGA, { region: 'LV', roll: 'FORWARD' }),
+  ),
+  p(
+    'the last business day before the 1st at 10:00',
+    onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=-1;${hm(10)}`, RIGA, { region: 'LV', roll: 'BACKWARD' }),
+  ),
+  p('the second business day before the 25th at 10:00', REFUSE),
+  p('the last working day before Christmas', REFUSE), // a holiday by name is not read
+  p('the last day before the holiday at 9:00', REFUSE),
+  at_(
+    XMAS,
+    'on the 1st of every month at 9:00, or the next business day',
+    onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=1;${hm(9)}`, RIGA, { region: 'LV', roll: 'FORWARD' }),
+  ),
+  p(
+    'on the 15th of every month at 9:00, or the previous business day',
+    onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=15;${hm(9)}`, RIGA, { region: 'LV', roll: 'BACKWARD' }),
+  ),
+  p('on the first business day of the month at 9:00, or the next business day', REFUSE), // open already
+  p('on the 1st of every month at 9:00 or 10:00', REFUSE),
+  // Russian
+  p('в первый рабочий день месяца в 9:00', bd(1, '09:00')),
+  p('в последний рабочий день квартала в 16:00', bd(-1, '16:00', { period: 'QUARTER' })),
+  p('во второй рабочий день каждого месяца в 9:00', bd(2, '09:00')),
+  p('в предпоследний рабочий день месяца в 10:00', bd(-2, '10:00')),
+  p('в первый рабочий день января и июля в 9:00', bd(1, '09:00', { months: [1, 7] })),
+  p('в первый рабочий день месяца в 9:00 в Латвии', bd(1, '09:00'), 'UTC'),
+  p('в первый рабочий день месяца в 9:00 в Германии', bd(1, '09:00', { region: 'DE', timezone: BERLIN })),
+  p('в первый рабочий день месяца в 9:00 (XX)', REFUSE),
+  p('в первый рабочий день месяца в 9:00 по UTC', REFUSE),
+  at_(XMAS, 'по рабочим дням в 9:00', bizDays(9)),
+  at_(XMAS, 'каждый рабочий день в 9:00', bizDays(9)),
+  at_(XMAS, 'в рабочие дни в 9:00', bizDays(9)),
+  at_(XMAS, 'по будням кроме праздников в 9:00', bizDays(9)),
+  p(
+    'в последний рабочий день перед 25-м числом в 10:00',
+    onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=24;${hm(10)}`, RIGA, { region: 'LV', roll: 'BACKWARD' }),
+  ),
+  at_(
+    XMAS,
+    'первого числа каждого месяца в 9:00 или в следующий рабочий день',
+    onBusinessDays(`FREQ=MONTHLY;BYMONTHDAY=1;${hm(9)}`, RIGA, { region: 'LV', roll: 'FORWARD' }),
+  ),
   // ── a word nothing places, a sign nothing reads ───────────────────────────────────────────────────
   p('every day at 9:00!', daily(9)),
   p('every day at 9:00 + 1 hour', REFUSE),

@@ -42,14 +42,19 @@ describe('refused, never read as something else', () => {
   });
 
   it.each([
-    'last business day',
-    'the last business day of every month at 17:00',
-    'первый рабочий день месяца',
-    'через 3 рабочих дня',
-    'in 3 business days',
-  ])('refuses business days counted or numbered: %s', (text) => {
-    expect(refusal(text).reason).toMatch(/business days/);
-  });
+    ['через 3 рабочих дня', /counting business days is not read/],
+    ['in 3 business days', /counting business days is not read/],
+    ['last business day', /of what: say "of the month"/],
+    ['every 5th business day', /of what: say "of the month"/],
+    ['the first weekday of the month', /weekdays are not counted/],
+    ['every day at 9:00 in Latvia', /no business days/],
+    ['the second business day before the 25th at 10:00', /only "the last business day before the Nth"/],
+  ])(
+    'refuses business days counted from now, numbered without a period, or a country with no business days: %s',
+    (text, reason) => {
+      expect(refusal(text).reason).toMatch(reason);
+    },
+  );
 
   it.each([
     'every day at 9:00 on 5 January',

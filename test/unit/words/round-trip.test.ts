@@ -178,6 +178,107 @@ describe('rule → words → rule', () => {
     );
   });
 
+  it('reading a business-day definition explained back gives the same runs (issue 43)', () => {
+    const region = fc.constantFrom('LV', 'DE', 'DE-BY', 'US', 'GB', 'FR');
+    const regionZone: Record<string, string> = {
+      LV: 'Europe/Riga',
+      DE: 'Europe/Berlin',
+      'DE-BY': 'Europe/Berlin',
+      US: 'America/New_York',
+      GB: 'Europe/London',
+      FR: 'Europe/Paris',
+    };
+    const time = fc
+      .tuple(clock, fc.constantFrom(0, 0, 30))
+      .map(([t, s]) => `${pad(t.h)}:${pad(t.m)}${s ? `:${pad(s)}` : ''}`);
+    const date = fc
+      .tuple(
+        fc.integer({ min: 2026, max: 2027 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 28 }),
+      )
+      .map(([y, mo, d]) => `${y}-${pad(mo)}-${pad(d)}`);
+    const calendar = fc.record(
+      {
+        weekend: fc.constantFrom<Weekday[][]>([], ['FR', 'SA'], ['SU'], ['SA', 'SU']),
+        closed: fc.uniqueArray(date, { minLength: 1, maxLength: 3 }),
+        open: fc.uniqueArray(date, { minLength: 1, maxLength: 2 }),
+      },
+      { requiredKeys: [] },
+    );
+    const businessDay = fc
+      .tuple(
+        fc.constantFrom<'MONTH' | 'QUARTER'>('MONTH', 'MONTH', 'QUARTER'),
+        fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: -12, max: -1 })),
+        fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 4 }), {
+          nil: undefined,
+        }),
+        time,
+      )
+      .map(([period, n, months, t]) => ({ period, n, months: period === 'MONTH' ? months : undefined, t }));
+    const other = fc.oneof(
+      recurrence.filter((t) => t.kind === 'RECURRENCE' && !/YEARLY/.test(t.rule)),
+      fc.tuple(clock, fc.constantFrom('*', '1-5', '1,3,5')).map(([t, dow]) => ({ m: t.m, h: t.h, dow })),
+    );
+    fc.assert(
+      fc.property(
+        region,
+        calendar,
+        fc.oneof(
+          businessDay.map((b) => ({ b })),
+          other.map((o) => ({ o })),
+        ),
+        fc.constantFrom<Array<'FORWARD' | 'BACKWARD' | undefined>>(undefined, 'FORWARD', 'BACKWARD'),
+        fc.option(options, { nil: undefined }),
+        (r, cal, shape, roll, bounds) => {
+          const zoneOf = regionZone[r]!;
+          let t: Timing;
+          if ('b' in shape) {
+            const { period, n, months, t: at } = shape.b;
+            t = {
+              kind: 'BUSINESS_DAY',
+              period,
+              n,
+              ...(months ? { months } : {}),
+              time: at,
+              timezone: zoneOf,
+            };
+          } else if ('kind' in shape.o) t = shape.o as Timing;
+          else
+            t = {
+              kind: 'CRON',
+              expression: `${shape.o.m} ${shape.o.h} * * ${shape.o.dow}`,
+              timezone: zoneOf,
+            };
+          const business_days = {
+            region: r,
+            ...cal,
+            ...(roll && t.kind !== 'BUSINESS_DAY' ? { roll } : {}),
+          };
+          const spec: { timing: Timing } & CalendarOptions = { timing: t, ...(bounds ?? {}), business_days };
+          const { timing: _t, ...o } = spec;
+          let expected: string[];
+          try {
+            expected = runsOf(t, o);
+          } catch (e) {
+            // a period with fewer business days than asked, a calendar that closes every run
+            if (e instanceof CalendarError) return fc.pre(false);
+            throw e;
+          }
+          const words = explainSpec(spec);
+          let read: ReturnType<typeof interpret>;
+          try {
+            read = interpret({ text: words, now: NOW, count: 8 }, new Date(NOW));
+          } catch (e) {
+            throw new Error(`${JSON.stringify(spec)} → "${words}": ${(e as Error).message}`);
+          }
+          expect({ words, runs: read.next_runs.map((n) => n.fire_at) }).toEqual({ words, runs: expected });
+        },
+      ),
+      { numRuns: 150, seed: 4343 },
+    );
+  });
+
   it('explains the rules people write in the words they would say', () => {
     expect(
       explainSpec({

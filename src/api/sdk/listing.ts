@@ -1,0 +1,88 @@
+// Listings: a tenant's schedules page by page from Temporal's visibility store (each page behind a signed
+// cursor, ./cursor-codec.ts), and a schedule's recent occurrences page by page.
+import { status } from '@grpc/grpc-js';
+import type { Occurrence, Schedule } from '../../model/contracts.js';
+import { ListOccurrencesQuery, type OccurrencePage } from '../../model/http.js';
+import { parseOrThrow, SchedulerError } from '../errors.js';
+import { cursorRefused, decodeCursor, encodeCursor, PROCESS_CURSOR_SECRET } from './cursor-codec.js';
+import type { ListFilter, SchedulePage } from './options.js';
+import type { ScheduleCalls } from './schedule-calls.js';
+import { grpcCode } from './temporal-errors.js';
+
+/** The largest page a listing asks visibility for. */
+const MAX_PAGE_SIZE = 100;
+
+/**
+ * One page of this tenant's schedules, newest first, from the server's visibility store; each item is
+ * read from its schedule (a query), so a page needs the scheduler worker.
+ */
+export async function listPage(calls: ScheduleCalls, filter: ListFilter): Promise<SchedulePage> {
+  const query = calls.listQuery(filter);
+  const secret = calls.options.cursorSecret ?? PROCESS_CURSOR_SECRET;
+  const token = filter.cursor ? decodeCursor(secret, filter.cursor, query) : undefined;
+  const pageSize = Math.min(Math.max(filter.limit ?? 20, 1), MAX_PAGE_SIZE);
+  const listed = await calls.visibleIds(query, pageSize, token).catch((err) => {
+    // A token we signed that the server no longer takes (it changed since, or its visibility store did):
+    // the caller's cursor, not our fault. Without a cursor the query is ours alone: left a server error.
+    if (token && grpcCode(err) === status.INVALID_ARGUMENT) throw cursorRefused();
+    throw err;
+  });
+  return {
+    items: await readAll(calls, listed.ids),
+    next_cursor: listed.next ? encodeCursor(secret, listed.next, query) : null,
+  };
+}
+
+/** Every schedule of the tenant (deleted ones included, as before 0.2), up to `limit`, page by page. */
+export async function listAll(
+  calls: ScheduleCalls,
+  filter: { status?: Schedule['status']; limit?: number },
+): Promise<Schedule[]> {
+  const query = calls.listQuery({
+    ...(filter.status ? { status: filter.status } : {}),
+    include_deleted: true,
+  });
+  const schedules: Schedule[] = [];
+  let token: Uint8Array | undefined;
+  do {
+    const wanted = filter.limit ? filter.limit - schedules.length : MAX_PAGE_SIZE;
+    const listed = await calls.visibleIds(query, Math.min(wanted, MAX_PAGE_SIZE), token);
+    schedules.push(...(await readAll(calls, listed.ids)));
+    token = listed.next;
+  } while (token && !(filter.limit && schedules.length >= filter.limit));
+  return schedules;
+}
+
+/** The schedules of `ids`, read from their workflows; one deleted since it was listed is left out. */
+async function readAll(calls: ScheduleCalls, ids: string[]): Promise<Schedule[]> {
+  const items = await Promise.all(
+    ids.map((id) =>
+      calls.sdk.get(id).catch((err) => {
+        if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
+        throw err;
+      }),
+    ),
+  );
+  return items.filter((item): item is Schedule => item !== null);
+}
+
+/**
+ * A page of recent occurrences (read by `occurrences` once the page request is valid), newest first;
+ * `cursor` is the previous page's `next_cursor`.
+ */
+export async function occurrencesPage(
+  page: { limit?: number; cursor?: string },
+  occurrences: () => Promise<Occurrence[]>,
+): Promise<OccurrencePage> {
+  const { limit, cursor } = parseOrThrow(ListOccurrencesQuery, page);
+  // Slots carry their zone's offset (manual ones UTC): compare instants, not strings.
+  const newestFirst = [...(await occurrences())].sort(
+    (a, b) => Date.parse(b.scheduled_for) - Date.parse(a.scheduled_for),
+  );
+  const offset = Number(cursor ?? 0);
+  const end = offset + limit;
+  return {
+    items: newestFirst.slice(offset, end),
+    next_cursor: end < newestFirst.length ? String(end) : null,
+  };
+}
