@@ -14,7 +14,7 @@
 import Holidays from 'date-holidays';
 import type { Holiday, HolidaySource, Region } from './business-days.js';
 import { DAY, dayNumber, formatDate, wallFrom } from './floating.js';
-import type { RegionLookup } from './words/read.js';
+import type { RegionLookup } from './words/index.js';
 
 /**
  * The pinned `date-holidays` release: the data version that slots computed with it record. A test reads
