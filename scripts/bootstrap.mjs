@@ -6,7 +6,9 @@
 //   --temporal-server  the Temporal server and temporal-sql-tool (test/helpers/secured-temporal.ts runs it
 //                  locked down: mTLS and JWT authorization)
 //   --python       the Python packages of the differential tests
+//   --chromium     headless Chromium for the console's browser test (apt-get install chromium when root)
 import {
+  ensureChromium,
   ensureNodeDependencies,
   ensurePythonTestDependencies,
   ensureTemporalCli,
@@ -26,6 +28,7 @@ try {
   if (args.has('--test-server')) await ensureTestServer({ log });
   if (args.has('--temporal-server')) await ensureTemporalServer({ log });
   if (args.has('--python')) ensurePythonTestDependencies({ log });
+  if (args.has('--chromium')) ensureChromium({ log });
 } catch (err) {
   if (err instanceof ToolchainError) {
     console.error(`error: ${err.message}`);

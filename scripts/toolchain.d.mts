@@ -16,3 +16,5 @@ export function findTemporalServer(): { server: string; sqlTool: string } | null
 export function ensureTemporalServer(opts?: {
   log?: (line: string) => void;
 }): Promise<{ server: string; sqlTool: string }>;
+export function findChromium(): string | null;
+export function ensureChromium(opts?: { log?: (line: string) => void }): string;

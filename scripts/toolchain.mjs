@@ -308,3 +308,48 @@ export function ensurePythonTestDependencies({ log = console.error } = {}) {
   mkdirSync(dirname(marker), { recursive: true });
   writeFileSync(marker, `${new Date().toISOString()}\n`);
 }
+
+/**
+ * The headless Chromium the console's browser test and the screenshot scripts drive: CHROMIUM_PATH, else
+ * Debian's /usr/lib/chromium/chromium. Null when neither exists.
+ */
+export function findChromium() {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv))
+      throw new ToolchainError(`CHROMIUM_PATH=${fromEnv} does not exist: fix or unset it`);
+    return fromEnv;
+  }
+  const debian = '/usr/lib/chromium/chromium';
+  return existsSync(debian) ? debian : null;
+}
+
+/**
+ * Installs Debian's `chromium` with apt-get when it is missing and this runs as root (as scripts/stack-prod.ts
+ * installs PostgreSQL); otherwise says how. Returns the executable's path.
+ */
+export function ensureChromium({ log = console.error } = {}) {
+  const found = findChromium();
+  if (found) return found;
+  if (process.getuid?.() !== 0)
+    throw new ToolchainError(
+      'Chromium is not installed: run `sudo apt-get install -y chromium` (or set CHROMIUM_PATH to a Chromium executable), then rerun',
+    );
+  log('Installing Chromium (apt-get install -y chromium; first time only)…');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () =>
+    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env, encoding: 'utf8' });
+  let r = install();
+  if (r.status !== 0) {
+    // A fresh machine's package lists are empty or stale: refresh them once and try again.
+    spawnSync('apt-get', ['update'], { env, stdio: 'ignore' });
+    r = install();
+  }
+  const path = findChromium();
+  if (r.status !== 0 || !path)
+    throw new ToolchainError(
+      `apt-get install -y chromium failed (exit ${r.status}):\n${`${r.stdout ?? ''}${r.stderr ?? ''}`.slice(-2000)}`,
+    );
+  log(`Chromium ready: ${path}`);
+  return path;
+}

@@ -316,6 +316,13 @@ export const EnvironmentSchema = z.object({
     .describe(
       'an active schedule whose next run is older than this counts as overdue (`scheduler_schedules_overdue`)',
     ),
+  /** The web console under /console/ (src/api/http/console.ts): unset, on in development, off in production. */
+  SCHEDULER_CONSOLE: z
+    .enum(['on', 'off'])
+    .optional()
+    .describe(
+      '`on`: the API serves the web console at `/console/` (console.md; a client of `/v1` with the key entered in the page); `off`: it does not. Unset: on in development, off in production',
+    ),
   SCHEDULER_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('warn')

@@ -193,6 +193,7 @@ async function main(): Promise<void> {
         rateLimitPerMinute: env.SCHEDULER_API_RATE_LIMIT,
         authFailuresPerMinute: env.SCHEDULER_API_AUTH_FAILURE_LIMIT,
         cursorSecret: env.SCHEDULER_CURSOR_SECRET,
+        console: env.SCHEDULER_CONSOLE,
         temporalTimeoutMs: env.SCHEDULER_API_TIMEOUT_MS,
         calendar: {
           threads: env.SCHEDULER_CALENDAR_THREADS,

@@ -37,6 +37,7 @@ const PUBLIC_ROUTES = new Set([
 ]);
 function isPublicRoute(route: string | undefined): boolean {
   if (route === undefined) return false;
+  if (route === '/console' || route.startsWith('/console/')) return true; // static files; /v1 needs the key
   return PUBLIC_ROUTES.has(route) || route === '/docs' || route.startsWith('/docs/');
 }
 

@@ -9,6 +9,7 @@ import { developmentApiKey, KeyRing } from '../auth.js';
 import { keyConfigurationGeneration, ownersOf, RevocationsTold, reconcileOwners } from '../owners.js';
 import { backoff } from '../retry.js';
 import type { CalendarPoolOptions } from './calendar-pool.js';
+import { consoleEnabled } from './console.js';
 import { createApiMetrics } from './metrics.js';
 import { type ApiDependencies, buildApi } from './server.js';
 
@@ -52,6 +53,8 @@ export interface ServeApiOptions {
   calendar?: CalendarPoolOptions;
   /** NODE_ENV: `production` makes this a production deployment (see isProductionDeployment). */
   nodeEnv?: string | undefined;
+  /** SCHEDULER_CONSOLE: the web console under /console/; unset, served in development only (consoleEnabled). */
+  console?: 'on' | 'off' | undefined;
   log: (line: string) => void;
 }
 
@@ -136,6 +139,7 @@ function apiDependencies(options: ServeApiOptions, ring: () => KeyRing): ApiDepe
     }),
     metricsToken: options.metricsToken,
     production,
+    console: consoleEnabled(options.console, production),
     logger: {
       level: options.logLevel,
       // Keys never reach the logs.

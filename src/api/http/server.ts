@@ -11,6 +11,7 @@ import { SchedulerClient } from '../client.js';
 import { BackfillSlotLedger } from '../quotas.js';
 import { createApp } from './app.js';
 import { type CalendarPoolOptions, calendarRunner, DEFAULT_CALENDAR_POOL } from './calendar-pool.js';
+import { consoleRoutes } from './console.js';
 import type { ApiMetrics } from './metrics.js';
 import { DEFAULT_READINESS_CACHE_MS, readinessCheck } from './readiness.js';
 import { interpretRoutes } from './routes/interpret.js';
@@ -86,6 +87,11 @@ export interface ApiDependencies {
    * loop, unbounded (as up to 0.5).
    */
   calendar?: CalendarPoolOptions;
+  /**
+   * Serve the console under /console/ (./console.ts; SCHEDULER_CONSOLE, decided by consoleEnabled). Default
+   * false: not served.
+   */
+  console?: boolean;
 }
 
 export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> {
@@ -129,5 +135,6 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
   await app.register(scheduleRoutes, { sdkFor, withDeadline });
   await app.register(previewRoutes, { calendar });
   await app.register(interpretRoutes, { sdkFor });
+  if (deps.console) await app.register(consoleRoutes);
   return app;
 }
