@@ -58,13 +58,10 @@ function functionsOf(file: string, text: string): Unit[] {
     const n = node as AstNode;
     let here = name;
     if (n.type === 'VariableDeclarator' && n.id?.value) here = n.id.value;
-    if (
-      (n.type === 'ClassMethod' || n.type === 'FunctionDeclaration') &&
-      (n.key?.value ?? n.identifier?.value)
-    )
-      here = n.key?.value ?? n.identifier?.value;
+    const declared = n.key?.value ?? n.identifier?.value;
+    if ((n.type === 'ClassMethod' || n.type === 'FunctionDeclaration') && declared) here = declared;
     if (n.type === 'Constructor') here = 'constructor';
-    if (FUNCTION_TYPES.has(n.type) && n.span) {
+    if (n.type && FUNCTION_TYPES.has(n.type) && n.span) {
       const line = lineAt(n.span.start);
       units.push({ file, name: here || '<anonymous>', line, lines: lineAt(n.span.end) - line + 1 });
     }
