@@ -24,6 +24,7 @@ import {
   redactUrl,
   type UrlHost,
 } from '../model/network-address.js';
+import { KeyedLimit } from './keyed-limit.js';
 
 /**
  * `invalid-url` and `address-refused` cannot succeed on a retry (the definition or the policy must change);
@@ -176,57 +177,6 @@ export function dnsResolveHost(options: { resolver?: DnsResolver; hostsFile?: st
   };
 }
 
-/**
- * At most `limit` holders per key; the others wait in order, each until its signal aborts (then it leaves
- * the line, rejected with the signal's reason).
- */
-class KeyedLimit {
-  private readonly lanes = new Map<string, { held: number; waiting: Array<() => void> }>();
-
-  constructor(readonly limit: number) {}
-
-  /** How many wait for `key`. */
-  waiting(key: string): number {
-    return this.lanes.get(key)?.waiting.length ?? 0;
-  }
-
-  /** Resolves with the release (call it once done) when `key` has room; rejects if `signal` aborts first. */
-  acquire(key: string, signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
-    let lane = this.lanes.get(key);
-    if (!lane) {
-      lane = { held: 0, waiting: [] };
-      this.lanes.set(key, lane);
-    }
-    const held = lane;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      const next = held.waiting.shift();
-      if (next)
-        next(); // the place passes on: `held` stays
-      else if (--held.held === 0) this.lanes.delete(key);
-    };
-    if (held.held < this.limit) {
-      held.held++;
-      return Promise.resolve(release);
-    }
-    return new Promise((resolve, reject) => {
-      const granted = () => {
-        signal.removeEventListener('abort', aborted);
-        resolve(release);
-      };
-      const aborted = () => {
-        held.waiting.splice(held.waiting.indexOf(granted), 1);
-        reject(signal.reason);
-      };
-      held.waiting.push(granted);
-      signal.addEventListener('abort', aborted, { once: true });
-    });
-  }
-}
-
 function describe(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as NodeJS.ErrnoException).code;
@@ -298,106 +248,157 @@ async function discard(body: Dispatcher.ResponseData['body'], signal: AbortSigna
 /** The signal that ends an attempt `timeoutMs` after it starts (`AbortSignal.timeout` unless a test injects one). */
 export type DeliveryDeadline = (timeoutMs: number) => AbortSignal;
 
-/**
- * One delivery service per process. It pools connections per sink origin in two agents, one per
- * `allowPrivate` setting, so that a connection opened for a sink allowed private addresses never carries a
- * request that was not; a pooled connection goes to an address checked when it was opened, and every new
- * connection resolves and checks again.
- */
-export function createEventDelivery(
-  options: {
-    /** Replaces the whole resolution (tests: what a hostile DNS would answer). */
-    resolve?: ResolveHost;
-    /** The c-ares resolver of the default resolution (tests: one pointed at a local server). */
-    resolver?: DnsResolver;
-    /** The hosts file of the default resolution; default /etc/hosts. */
-    hostsFile?: string;
-    deadline?: DeliveryDeadline;
-  } = {},
-): EventDelivery {
+/** The two pools and the per-tenant lines that every delivery of one service shares. */
+interface DeliveryContext {
+  deadline: DeliveryDeadline;
+  publicOnly: Agent;
+  privateAllowed: Agent;
+  perTenant: KeyedLimit;
+  perHost: KeyedLimit;
+}
+
+export interface EventDeliveryOptions {
+  /** Replaces the whole resolution (tests: what a hostile DNS would answer). */
+  resolve?: ResolveHost;
+  /** The c-ares resolver of the default resolution (tests: one pointed at a local server). */
+  resolver?: DnsResolver;
+  /** The hosts file of the default resolution; default /etc/hosts. */
+  hostsFile?: string;
+  deadline?: DeliveryDeadline;
+}
+
+function deliveryContextOf(options: EventDeliveryOptions): DeliveryContext {
   const resolve =
     options.resolve ??
     dnsResolveHost({
       ...(options.resolver ? { resolver: options.resolver } : {}),
       ...(options.hostsFile ? { hostsFile: options.hostsFile } : {}),
     });
-  const deadline = options.deadline ?? ((timeoutMs: number) => AbortSignal.timeout(timeoutMs));
   const agent = (allowPrivate: boolean) =>
     new Agent({ connect: { lookup: checkingLookup(resolve, allowPrivate), timeout: CONNECT_TIMEOUT_MS } });
-  const publicOnly = agent(false);
-  const privateAllowed = agent(true);
-  const perTenant = new KeyedLimit(MAX_DELIVERIES_PER_TENANT);
-  const perHost = new KeyedLimit(MAX_DELIVERIES_PER_TENANT_HOST);
-
   return {
-    async deliver({ tenant, url, body, headers, allowPrivate, timeoutMs }) {
-      const shown = redactUrl(url);
-      const failure = (kind: EventDeliveryErrorKind, message: string, detail: string) =>
-        new EventDeliveryError(kind, message, `POST ${shown}: ${detail}`);
+    deadline: options.deadline ?? ((timeoutMs: number) => AbortSignal.timeout(timeoutMs)),
+    publicOnly: agent(false),
+    privateAllowed: agent(true),
+    perTenant: new KeyedLimit(MAX_DELIVERIES_PER_TENANT),
+    perHost: new KeyedLimit(MAX_DELIVERIES_PER_TENANT_HOST),
+  };
+}
 
-      let host: UrlHost;
-      try {
-        host = hostOfUrl(url);
-      } catch (err) {
-        throw failure('invalid-url', 'sink URL is not an absolute http(s) URL', describe(err));
-      }
-      const target = new URL(url);
-      if (target.username || target.password)
-        throw failure('invalid-url', 'sink URL must not contain a user name or password', 'user info in URL');
-      // net.connect does not call the lookup for an IP literal, so the connect-time check never sees one.
-      if (host.kind === 'ip' && host.range !== 'public' && !allowPrivate)
-        throw failure('address-refused', REFUSED, `${host.address} is ${host.range}`);
+type Failure = (kind: EventDeliveryErrorKind, message: string, detail: string) => EventDeliveryError;
 
-      const signal = deadline(timeoutMs);
-      // A tenant's own line: by host first, so that the ones waiting for a slow host hold no tenant place.
-      const hostKey = JSON.stringify([tenant, target.hostname]);
-      const releases: Array<() => void> = [];
-      let waitingFor: 'host' | 'tenant' | null = 'host';
-      try {
-        releases.push(await perHost.acquire(hostKey, signal));
-        waitingFor = 'tenant';
-        releases.push(await perTenant.acquire(tenant, signal));
-        waitingFor = null;
-        const response = await request(target, {
-          method: 'POST',
-          headers,
-          body,
-          signal,
-          dispatcher: allowPrivate ? privateAllowed : publicOnly,
-        });
-        // The status is the sink's answer; a body cut short by the limit or the deadline does not change it.
-        await discard(response.body, signal);
-        return { status: response.statusCode };
-      } catch (err) {
-        if (err instanceof EventDeliveryError) throw failure(err.kind, err.message, err.detail);
-        if (signal.aborted && waitingFor === 'host')
-          throw failure(
-            'timeout',
-            `not sent within ${timeoutMs / 1000} s: ${MAX_DELIVERIES_PER_TENANT_HOST} of this tenant's events to this host were in flight`,
-            `waited for one of tenant ${tenant}'s ${MAX_DELIVERIES_PER_TENANT_HOST} places for host ${target.hostname} (${perHost.waiting(hostKey)} more waiting)`,
-          );
-        if (signal.aborted && waitingFor === 'tenant')
-          throw failure(
-            'timeout',
-            `not sent within ${timeoutMs / 1000} s: ${MAX_DELIVERIES_PER_TENANT} of this tenant's events were in flight`,
-            `waited for one of tenant ${tenant}'s ${MAX_DELIVERIES_PER_TENANT} places (${perTenant.waiting(tenant)} more waiting)`,
-          );
-        if (signal.aborted)
-          throw failure('timeout', `sink did not answer within ${timeoutMs / 1000} s`, describe(err));
-        if ((err as NodeJS.ErrnoException).code === 'UND_ERR_CONNECT_TIMEOUT')
-          throw failure(
-            'timeout',
-            `sink did not accept a connection within ${CONNECT_TIMEOUT_MS / 1000} s`,
-            describe(err),
-          );
-        throw failure('unreachable', UNREACHABLE, describe(err));
-      } finally {
-        for (const release of releases.reverse()) release();
-      }
-    },
+/** The sink's URL if it may be tried at all: absolute http(s), no user info, no refused IP literal. */
+function sinkUrlOf(url: string, allowPrivate: boolean, failure: Failure): URL {
+  let host: UrlHost;
+  try {
+    host = hostOfUrl(url);
+  } catch (err) {
+    throw failure('invalid-url', 'sink URL is not an absolute http(s) URL', describe(err));
+  }
+  const target = new URL(url);
+  if (target.username || target.password)
+    throw failure('invalid-url', 'sink URL must not contain a user name or password', 'user info in URL');
+  // net.connect does not call the lookup for an IP literal, so the connect-time check never sees one.
+  if (host.kind === 'ip' && host.range !== 'public' && !allowPrivate)
+    throw failure('address-refused', REFUSED, `${host.address} is ${host.range}`);
+  return target;
+}
 
+/** Where a failed attempt stood: in which line it still waited (null: it had both places). */
+interface AttemptState {
+  tenant: string;
+  hostname: string;
+  hostKey: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  waitingFor: 'host' | 'tenant' | null;
+}
+
+/** A failed attempt as the EventDeliveryError its caller classifies (a timeout and unreachable are retried). */
+function failureOf(
+  ctx: DeliveryContext,
+  err: unknown,
+  at: AttemptState,
+  failure: Failure,
+): EventDeliveryError {
+  const { tenant, hostname, hostKey, timeoutMs, signal, waitingFor } = at;
+  if (err instanceof EventDeliveryError) return failure(err.kind, err.message, err.detail);
+  if (signal.aborted && waitingFor === 'host')
+    return failure(
+      'timeout',
+      `not sent within ${timeoutMs / 1000} s: ${MAX_DELIVERIES_PER_TENANT_HOST} of this tenant's events to this host were in flight`,
+      `waited for one of tenant ${tenant}'s ${MAX_DELIVERIES_PER_TENANT_HOST} places for host ${hostname} (${ctx.perHost.waiting(hostKey)} more waiting)`,
+    );
+  if (signal.aborted && waitingFor === 'tenant')
+    return failure(
+      'timeout',
+      `not sent within ${timeoutMs / 1000} s: ${MAX_DELIVERIES_PER_TENANT} of this tenant's events were in flight`,
+      `waited for one of tenant ${tenant}'s ${MAX_DELIVERIES_PER_TENANT} places (${ctx.perTenant.waiting(tenant)} more waiting)`,
+    );
+  if (signal.aborted)
+    return failure('timeout', `sink did not answer within ${timeoutMs / 1000} s`, describe(err));
+  if ((err as NodeJS.ErrnoException).code === 'UND_ERR_CONNECT_TIMEOUT')
+    return failure(
+      'timeout',
+      `sink did not accept a connection within ${CONNECT_TIMEOUT_MS / 1000} s`,
+      describe(err),
+    );
+  return failure('unreachable', UNREACHABLE, describe(err));
+}
+
+async function deliver(ctx: DeliveryContext, sent: EventDeliveryRequest): Promise<EventDeliveryResult> {
+  const { tenant, url, body, headers, allowPrivate, timeoutMs } = sent;
+  const shown = redactUrl(url);
+  const failure: Failure = (kind, message, detail) =>
+    new EventDeliveryError(kind, message, `POST ${shown}: ${detail}`);
+  const target = sinkUrlOf(url, allowPrivate, failure);
+
+  const signal = ctx.deadline(timeoutMs);
+  // A tenant's own line: by host first, so that the ones waiting for a slow host hold no tenant place.
+  const hostKey = JSON.stringify([tenant, target.hostname]);
+  const releases: Array<() => void> = [];
+  const at: AttemptState = {
+    tenant,
+    hostname: target.hostname,
+    hostKey,
+    timeoutMs,
+    signal,
+    waitingFor: 'host',
+  };
+  try {
+    releases.push(await ctx.perHost.acquire(hostKey, signal));
+    at.waitingFor = 'tenant';
+    releases.push(await ctx.perTenant.acquire(tenant, signal));
+    at.waitingFor = null;
+    const response = await request(target, {
+      method: 'POST',
+      headers,
+      body,
+      signal,
+      dispatcher: allowPrivate ? ctx.privateAllowed : ctx.publicOnly,
+    });
+    // The status is the sink's answer; a body cut short by the limit or the deadline does not change it.
+    await discard(response.body, signal);
+    return { status: response.statusCode };
+  } catch (err) {
+    throw failureOf(ctx, err, at, failure);
+  } finally {
+    for (const release of releases.reverse()) release();
+  }
+}
+
+/**
+ * One delivery service per process. It pools connections per sink origin in two agents, one per
+ * `allowPrivate` setting, so that a connection opened for a sink allowed private addresses never carries a
+ * request that was not; a pooled connection goes to an address checked when it was opened, and every new
+ * connection resolves and checks again.
+ */
+export function createEventDelivery(options: EventDeliveryOptions = {}): EventDelivery {
+  const ctx = deliveryContextOf(options);
+  return {
+    deliver: (sent) => deliver(ctx, sent),
     async close() {
-      await Promise.all([publicOnly.close(), privateAllowed.close()]);
+      await Promise.all([ctx.publicOnly.close(), ctx.privateAllowed.close()]);
     },
   };
 }

@@ -275,128 +275,143 @@ function cloudEventOf(target: Extract<Target, { type: 'EVENT' }>, occ: Occurrenc
   };
 }
 
-export function createHandoffActivities(deps: HandoffDependencies) {
-  const delivery = deps.eventDelivery ?? createEventDelivery();
+/** What every hand-off reads: fixed when the worker's activities are made. */
+interface HandoffContext {
+  client: Client;
+  tenantPolicy: () => TenantPolicy;
+  delivery: EventDelivery;
+  missingTenantGraceMs: number;
+}
 
-  /**
-   * The tenant's bound on one schedule's hand-offs in flight, in the policy in force: each result tells the
-   * workflow, so a quota an operator lowers reaches running schedules at their next hand-off.
-   */
-  function inFlightLimit(tenant: string): number | null {
-    const limit = deps.tenantPolicy().quotas(tenant).max_handoffs_in_flight;
-    return Number.isFinite(limit) ? limit : null;
-  }
-
-  const missingTenantGraceMs = Math.min(
-    deps.missingTenantGraceMs ?? MISSING_TENANT_GRACE_MS,
-    MAX_MISSING_TENANT_GRACE_MS,
-  );
-
-  /**
-   * The current policy's verdict on a target; a refusal is counted here, where the effect would happen. A
-   * tenant with no entry at all is, within the grace, a retryable failure: the activity's retry asks again.
-   */
-  function authorize(request: TargetAuthorizationRequest): TargetVerdict {
-    const { info } = Context.current();
-    const policy = deps.tenantPolicy();
-    const verdict = policy.check(request.tenant_id, request.target, {
-      schedulerTaskQueue: info.taskQueue,
-      defaultJobTaskQueue: request.defaultJobTaskQueue,
-    });
-    if (verdict.allowed) return verdict;
-    const waitedMs = Date.now() - info.scheduledTimestampMs;
-    if (verdict.tenantUnlisted && waitedMs < missingTenantGraceMs) {
-      log.warn('tenant not in the policy in force: retrying the hand-off', {
-        tenant: request.tenant_id,
-        policy: policy.source,
-        attempt: info.attempt,
-        retriedForMs: waitedMs,
-        graceMs: missingTenantGraceMs,
-      });
-      throw ApplicationFailure.create({
-        type: TENANT_UNLISTED_ERROR,
-        nonRetryable: false,
-        message: `${verdict.field}: ${verdict.reason} (retried until ${Math.round(missingTenantGraceMs / 1000)} s after the first attempt)`,
-      });
-    }
-    countRefused(request.tenant_id, request.target.type, verdict.field);
-    return verdict;
-  }
-
-  /** Throws the refusal the workflow records (FORBIDDEN_TARGET_ERROR, never retried) unless allowed. */
-  function requireAllowed(request: TargetAuthorizationRequest): Extract<TargetVerdict, { allowed: true }> {
-    const verdict = authorize(request);
-    if (verdict.allowed) return verdict;
-    throw forbiddenTarget(verdict);
-  }
-
+function handoffContextOf(deps: HandoffDependencies): HandoffContext {
   return {
-    /**
-     * Starts a JOB's workflow; scheduled by the schedule's workflow task that decided the slot (a local
-     * activity of that task before 0.3). IDs are never reused (REJECT_DUPLICATE): if the worker died after
-     * this start but before its result was recorded, the retried attempt starts it again with the same
-     * request ID and the server answers with the run it already
-     * started; a start refused as already started is another emission of the same slot (a backfill or
-     * trigger over a slot the schedule no longer remembers) and is reported as a duplicate. Either way the
-     * occurrence's workflow runs once.
-     */
-    async startJobWorkflow(request: JobStartRequest): Promise<JobStartResult> {
-      const { attempt } = Context.current().info;
-      requireAllowed({
-        tenant_id: request.occurrence.tenant_id,
-        target: { type: 'JOB', job_type: request.workflowType, task_queue: request.taskQueue },
-        defaultJobTaskQueue: request.taskQueue,
-      });
-      const options = jobStartOptionsOf(request);
-      const inFlight = handoffsInFlight(request.occurrence.tenant_id, 'JOB');
-      inFlight?.add(1);
-      const limit = inFlightLimit(request.occurrence.tenant_id);
-      try {
-        await deps.client.workflow.start(request.workflowType, options);
-        return { workflowId: request.workflowId, duplicate: false, attempt, inFlightLimit: limit };
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) {
-          return { workflowId: request.workflowId, duplicate: true, attempt, inFlightLimit: limit };
-        }
-        if (isPermanentStartError(err)) {
-          const cause =
-            err instanceof ServiceError && err.cause instanceof Error ? err.cause : (err as Error);
-          throw permanent(`starting ${request.workflowType} failed: ${cause.message}`);
-        }
-        throw err;
-      } finally {
-        inFlight?.add(-1);
-      }
-    },
+    client: deps.client,
+    tenantPolicy: deps.tenantPolicy,
+    delivery: deps.eventDelivery ?? createEventDelivery(),
+    missingTenantGraceMs: Math.min(
+      deps.missingTenantGraceMs ?? MISSING_TENANT_GRACE_MS,
+      MAX_MISSING_TENANT_GRACE_MS,
+    ),
+  };
+}
 
+/**
+ * The tenant's bound on one schedule's hand-offs in flight, in the policy in force: each result tells the
+ * workflow, so a quota an operator lowers reaches running schedules at their next hand-off.
+ */
+function inFlightLimit(ctx: HandoffContext, tenant: string): number | null {
+  const limit = ctx.tenantPolicy().quotas(tenant).max_handoffs_in_flight;
+  return Number.isFinite(limit) ? limit : null;
+}
+
+/**
+ * The current policy's verdict on a target; a refusal is counted here, where the effect would happen. A
+ * tenant with no entry at all is, within the grace, a retryable failure: the activity's retry asks again.
+ */
+function authorize(ctx: HandoffContext, request: TargetAuthorizationRequest): TargetVerdict {
+  const { info } = Context.current();
+  const policy = ctx.tenantPolicy();
+  const verdict = policy.check(request.tenant_id, request.target, {
+    schedulerTaskQueue: info.taskQueue,
+    defaultJobTaskQueue: request.defaultJobTaskQueue,
+  });
+  if (verdict.allowed) return verdict;
+  const waitedMs = Date.now() - info.scheduledTimestampMs;
+  const graceMs = ctx.missingTenantGraceMs;
+  if (verdict.tenantUnlisted && waitedMs < graceMs) {
+    log.warn('tenant not in the policy in force: retrying the hand-off', {
+      tenant: request.tenant_id,
+      policy: policy.source,
+      attempt: info.attempt,
+      retriedForMs: waitedMs,
+      graceMs,
+    });
+    throw ApplicationFailure.create({
+      type: TENANT_UNLISTED_ERROR,
+      nonRetryable: false,
+      message: `${verdict.field}: ${verdict.reason} (retried until ${Math.round(graceMs / 1000)} s after the first attempt)`,
+    });
+  }
+  countRefused(request.tenant_id, request.target.type, verdict.field);
+  return verdict;
+}
+
+/** Throws the refusal the workflow records (FORBIDDEN_TARGET_ERROR, never retried) unless allowed. */
+function requireAllowed(
+  ctx: HandoffContext,
+  request: TargetAuthorizationRequest,
+): Extract<TargetVerdict, { allowed: true }> {
+  const verdict = authorize(ctx, request);
+  if (verdict.allowed) return verdict;
+  throw forbiddenTarget(verdict);
+}
+
+/**
+ * Starts a JOB's workflow; scheduled by the schedule's workflow task that decided the slot (a local
+ * activity of that task before 0.3). IDs are never reused (REJECT_DUPLICATE): if the worker died after
+ * this start but before its result was recorded, the retried attempt starts it again with the same
+ * request ID and the server answers with the run it already
+ * started; a start refused as already started is another emission of the same slot (a backfill or
+ * trigger over a slot the schedule no longer remembers) and is reported as a duplicate. Either way the
+ * occurrence's workflow runs once.
+ */
+async function startJobWorkflow(ctx: HandoffContext, request: JobStartRequest): Promise<JobStartResult> {
+  const { attempt } = Context.current().info;
+  requireAllowed(ctx, {
+    tenant_id: request.occurrence.tenant_id,
+    target: { type: 'JOB', job_type: request.workflowType, task_queue: request.taskQueue },
+    defaultJobTaskQueue: request.taskQueue,
+  });
+  const options = jobStartOptionsOf(request);
+  const inFlight = handoffsInFlight(request.occurrence.tenant_id, 'JOB');
+  inFlight?.add(1);
+  const limit = inFlightLimit(ctx, request.occurrence.tenant_id);
+  try {
+    await ctx.client.workflow.start(request.workflowType, options);
+    return { workflowId: request.workflowId, duplicate: false, attempt, inFlightLimit: limit };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      return { workflowId: request.workflowId, duplicate: true, attempt, inFlightLimit: limit };
+    }
+    if (isPermanentStartError(err)) {
+      const cause = err instanceof ServiceError && err.cause instanceof Error ? err.cause : (err as Error);
+      throw permanent(`starting ${request.workflowType} failed: ${cause.message}`);
+    }
+    throw err;
+  } finally {
+    inFlight?.add(-1);
+  }
+}
+
+/** Signals a workflow or publishes an event, once the policy in force allows the target. */
+async function handOff(ctx: HandoffContext, request: HandoffRequest): Promise<HandoffResult> {
+  const { target, occurrence } = request;
+  const allowed = requireAllowed(ctx, { tenant_id: occurrence.tenant_id, target, defaultJobTaskQueue: '' });
+  const inFlight = handoffsInFlight(occurrence.tenant_id, target.type);
+  inFlight?.add(1);
+  const limit = inFlightLimit(ctx, occurrence.tenant_id);
+  try {
+    const reached =
+      target.type === 'WORKFLOW_SIGNAL'
+        ? await signalTarget(ctx.client, target, occurrence)
+        : await publishEvent(ctx.delivery, target, occurrence, allowed.sinkMayBePrivate);
+    return { ...reached, inFlightLimit: limit };
+  } finally {
+    inFlight?.add(-1);
+  }
+}
+
+export function createHandoffActivities(deps: HandoffDependencies) {
+  const ctx = handoffContextOf(deps);
+  return {
+    startJobWorkflow: (request: JobStartRequest): Promise<JobStartResult> => startJobWorkflow(ctx, request),
     /**
      * Whether the policy in force allows a JOB the schedule starts itself (a child workflow, for schedules
      * that wait for the job): asked right before the start command, which no activity makes.
      */
-    async authorizeTarget(request: TargetAuthorizationRequest): Promise<TargetVerdict> {
-      return authorize(request);
-    },
-
-    async handOff(request: HandoffRequest): Promise<HandoffResult> {
-      const { target, occurrence } = request;
-      const allowed = requireAllowed({ tenant_id: occurrence.tenant_id, target, defaultJobTaskQueue: '' });
-      const inFlight = handoffsInFlight(occurrence.tenant_id, target.type);
-      inFlight?.add(1);
-      const limit = inFlightLimit(occurrence.tenant_id);
-      try {
-        switch (target.type) {
-          case 'WORKFLOW_SIGNAL':
-            return { ...(await signalTarget(deps.client, target, occurrence)), inFlightLimit: limit };
-          case 'EVENT':
-            return {
-              ...(await publishEvent(delivery, target, occurrence, allowed.sinkMayBePrivate)),
-              inFlightLimit: limit,
-            };
-        }
-      } finally {
-        inFlight?.add(-1);
-      }
-    },
+    authorizeTarget: async (request: TargetAuthorizationRequest): Promise<TargetVerdict> =>
+      authorize(ctx, request),
+    handOff: (request: HandoffRequest): Promise<HandoffResult> => handOff(ctx, request),
   };
 }
 

@@ -3,7 +3,6 @@
  * anything is sent: a bad flag is a {@link UsageError} naming the flag (and the body field it fills), which
  * `main` prints on one line with exit code 2. Pure functions: no I/O, no clock (`now` is passed in).
  */
-import { Duration } from 'luxon';
 import type { z } from 'zod';
 import { CalendarError } from '../calendar/index.js';
 import type { Timing } from '../calendar/timing.js';
@@ -13,7 +12,6 @@ import {
   Identifier,
   PauseRequest,
   RecomputeRequest,
-  type Target,
   TriggerRequest,
 } from '../model/contracts.js';
 import {
@@ -24,66 +22,27 @@ import {
 } from '../model/http.js';
 import { computeSlots } from '../model/slots.js';
 import { validationIssue } from '../model/validation.js';
+import {
+  buildTarget,
+  type CreateFlags,
+  definitionFromFlags,
+  type EditFlags,
+  flagName,
+  given,
+  parseJsonText,
+  policiesFromFlags,
+  rejectMixedFile,
+  TIMING_FLAGS,
+} from './definition-flags.js';
 import { UsageError } from './preview.js';
 
-/** The definition flags `create` and `edit` share (commander's camel-cased option names). */
-export interface DefinitionFlags {
-  cron?: string;
-  rule?: string;
-  every?: string;
-  at?: string;
-  delay?: string;
-  deadline?: string;
-  reminder?: string[];
-  anchor?: string;
-  timezone?: string;
-  job?: string;
-  taskQueue?: string;
-  event?: string;
-  sink?: string;
-  signal?: string;
-  workflowId?: string;
-  payload?: string;
-  payloadRef?: string;
-  misfire?: string;
-  overlap?: string;
-  maxLateness?: string;
-}
-
-export interface CreateFlags extends DefinitionFlags {
-  id?: string;
-  file?: string;
-  /** The timing in words (docs/words.md), read locally: `create --when`. */
-  when?: string;
-  /** With --when: create what was understood without asking. */
-  yes?: boolean;
-}
-
-export interface EditFlags extends DefinitionFlags {
-  expectedVersion?: string;
-  file?: string;
-}
-
-const TIMING_FLAGS = ['cron', 'rule', 'every', 'at', 'delay', 'deadline'] as const;
-const TARGET_FLAGS = ['job', 'event', 'signal'] as const;
-const DEFINITION_FLAGS: Array<keyof DefinitionFlags> = [
-  ...TIMING_FLAGS,
-  'reminder',
-  'anchor',
-  'timezone',
-  ...TARGET_FLAGS,
-  'taskQueue',
-  'sink',
-  'workflowId',
-  'payload',
-  'payloadRef',
-  'misfire',
-  'overlap',
-  'maxLateness',
-];
-
-/** `taskQueue` → `--task-queue`. */
-export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+export {
+  type CreateFlags,
+  type DefinitionFlags,
+  type EditFlags,
+  flagName,
+  parseSeconds,
+} from './definition-flags.js';
 
 /** The flag that fills a body field, for error lines (`--timezone (timing.timezone)`). */
 const FIELD_FLAGS: Array<[RegExp, string]> = [
@@ -143,210 +102,6 @@ function checkCalendar(spec: Record<string, unknown>, fromFlags: boolean, now: D
   } catch (err) {
     // Anything but a calendar error is for the server to judge.
     if (err instanceof CalendarError) throw usageError(err, fromFlags, timing)!;
-  }
-}
-
-function parseJsonText(field: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(field, `is not valid JSON (${(e as Error).message})`);
-  }
-}
-
-function given(flags: DefinitionFlags, keys: readonly (keyof DefinitionFlags)[]) {
-  return keys.filter((k) => flags[k] !== undefined);
-}
-
-/** ISO 8601 duration or a number of seconds → seconds. */
-export function parseSeconds(flag: string, value: string): number {
-  if (/^\d+$/.test(value)) return Number(value);
-  const d = Duration.fromISO(value);
-  if (!d.isValid || d.years !== 0 || d.months !== 0 || d.weeks !== 0 || d.quarters !== 0) {
-    throw new UsageError(
-      flag,
-      `"${value}" must be seconds or an ISO 8601 duration in days or less (e.g. PT5M)`,
-    );
-  }
-  const seconds = d.as('seconds');
-  if (!Number.isInteger(seconds)) throw new UsageError(flag, `"${value}" must be whole seconds`);
-  return seconds;
-}
-
-/** The timing the flags describe, and the schedule-level zone (for --every / --delay), or nothing. */
-function buildTiming(
-  flags: DefinitionFlags,
-  required: boolean,
-): { timing?: Timing; timezone?: string } | undefined {
-  const timingFlags = given(flags, TIMING_FLAGS);
-  if (timingFlags.length > 1) {
-    throw new UsageError(
-      flagName(timingFlags[1]!),
-      `give one timing, not both ${flagName(timingFlags[0]!)} and ${flagName(timingFlags[1]!)}`,
-    );
-  }
-  const kind = timingFlags[0];
-  if (flags.reminder !== undefined && kind !== 'deadline') {
-    throw new UsageError('--reminder', 'goes with --deadline');
-  }
-  if (flags.anchor !== undefined && kind !== 'every' && kind !== 'delay') {
-    throw new UsageError('--anchor', 'goes with --every or --delay');
-  }
-  const zone = flags.timezone;
-  switch (kind) {
-    case undefined:
-      if (required) {
-        throw new UsageError(
-          'timing',
-          'give one of --cron, --rule, --every, --at, --delay or --deadline (or --file with the whole request)',
-        );
-      }
-      if (zone !== undefined) {
-        throw new UsageError(
-          '--timezone',
-          'an edit replaces the timing whole: give --timezone with the timing flag (--cron, --rule, --at, --deadline, --every, --delay)',
-        );
-      }
-      return undefined;
-    case 'cron':
-    case 'rule': {
-      if (zone === undefined) {
-        throw new UsageError(
-          '--timezone',
-          `is required with ${flagName(kind)} (an IANA zone such as Europe/Riga, or UTC)`,
-        );
-      }
-      return {
-        timing:
-          kind === 'cron'
-            ? { kind: 'CRON', expression: flags.cron!, timezone: zone }
-            : { kind: 'RECURRENCE', rule: flags.rule!, timezone: zone },
-      };
-    }
-    case 'every':
-    case 'delay': {
-      const anchor = flags.anchor !== undefined ? { anchor: flags.anchor } : {};
-      const timing: Timing =
-        kind === 'every'
-          ? { kind: 'INTERVAL', every: flags.every!, ...anchor }
-          : { kind: 'DELAY', delay: flags.delay!, ...anchor };
-      // These timings have no zone of their own: --timezone is the schedule's (windows, exclusions).
-      return { timing, ...(zone !== undefined ? { timezone: zone } : {}) };
-    }
-    case 'at':
-      return {
-        timing: { kind: 'ONE_TIME', at: flags.at!, ...(zone !== undefined ? { timezone: zone } : {}) },
-      };
-    case 'deadline': {
-      const reminders = (flags.reminder ?? []).flatMap((r) => r.split(',')).filter((r) => r.trim() !== '');
-      return {
-        timing: {
-          kind: 'DEADLINE',
-          at: flags.deadline!,
-          ...(zone !== undefined ? { timezone: zone } : {}),
-          ...(reminders.length > 0 ? { reminders: reminders.map((r) => r.trim()) } : {}),
-        },
-      };
-    }
-  }
-}
-
-function buildTarget(flags: DefinitionFlags, required: boolean): Target | undefined {
-  const targetFlags = given(flags, TARGET_FLAGS);
-  if (targetFlags.length > 1) {
-    throw new UsageError(
-      flagName(targetFlags[1]!),
-      `give one target, not both ${flagName(targetFlags[0]!)} and ${flagName(targetFlags[1]!)}`,
-    );
-  }
-  const kind = targetFlags[0];
-  const only = (flag: keyof DefinitionFlags, owner: string) => {
-    if (flags[flag] !== undefined && kind !== owner) {
-      throw new UsageError(flagName(flag), `goes with ${flagName(owner)}`);
-    }
-  };
-  only('taskQueue', 'job');
-  only('sink', 'event');
-  only('workflowId', 'signal');
-  if (kind === undefined) {
-    for (const flag of ['payload', 'payloadRef'] as const) {
-      if (flags[flag] !== undefined) {
-        throw new UsageError(
-          flagName(flag),
-          required
-            ? 'goes with a target: --job, --event or --signal'
-            : 'an edit replaces the target whole: give it with the target flag (--job, --event or --signal)',
-        );
-      }
-    }
-    if (required) {
-      throw new UsageError(
-        'target',
-        'give one of --job <job_type>, --event <event_type> --sink <url>, --signal <name> --workflow-id <id> (or --file)',
-      );
-    }
-    return undefined;
-  }
-  let payload: Record<string, unknown> | undefined;
-  if (flags.payload !== undefined) {
-    const value = parseJsonText('--payload', flags.payload);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new UsageError('--payload', 'must be a JSON object, e.g. {"region":"eu"}');
-    }
-    payload = value as Record<string, unknown>;
-  }
-  const extra = {
-    ...(flags.payloadRef !== undefined ? { payload_ref: flags.payloadRef } : {}),
-    ...(payload !== undefined ? { payload } : {}),
-  };
-  switch (kind) {
-    case 'job':
-      return {
-        type: 'JOB',
-        job_type: flags.job!,
-        ...(flags.taskQueue !== undefined ? { task_queue: flags.taskQueue } : {}),
-        ...extra,
-      };
-    case 'event':
-      if (flags.sink === undefined)
-        throw new UsageError('--sink', 'is required with --event (the URL to POST to)');
-      return { type: 'EVENT', event_type: flags.event!, sink_url: flags.sink, ...extra };
-    case 'signal':
-      if (flags.workflowId === undefined) {
-        throw new UsageError('--workflow-id', 'is required with --signal (the workflow to signal)');
-      }
-      return { type: 'WORKFLOW_SIGNAL', signal_name: flags.signal!, workflow_id: flags.workflowId, ...extra };
-  }
-}
-
-/** The definition fields the flags give (no defaults: the server applies them on create). */
-function definitionFromFlags(flags: DefinitionFlags, create: boolean): Record<string, unknown> {
-  const timing = buildTiming(flags, create);
-  const target = buildTarget(flags, create);
-  const body: Record<string, unknown> = {};
-  if (timing?.timing) body.timing = timing.timing;
-  if (timing?.timezone !== undefined) body.timezone = timing.timezone;
-  if (target) body.target = target;
-  return { ...body, ...policiesFromFlags(flags) };
-}
-
-/** The policy fields the flags give. */
-function policiesFromFlags(flags: DefinitionFlags): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  if (flags.misfire !== undefined) body.misfire = flags.misfire;
-  if (flags.overlap !== undefined) body.overlap = flags.overlap;
-  if (flags.maxLateness !== undefined)
-    body.max_lateness_s = parseSeconds('--max-lateness', flags.maxLateness);
-  return body;
-}
-
-function rejectMixedFile(flags: DefinitionFlags & { id?: string }, extra: string[] = []): void {
-  const mixed = [...given(flags, DEFINITION_FLAGS), ...extra];
-  if (mixed.length > 0) {
-    throw new UsageError(
-      flagName(mixed[0]!),
-      '--file holds the whole request: give either --file or the definition flags',
-    );
   }
 }
 
