@@ -9,9 +9,9 @@
 // with two tenants, creates schedules through the HTTP API, then drives headless Chromium as a user would.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { startConsoleStack } from './console-stack.js';
-import { ensureChromium, repoRoot } from './toolchain.mjs';
+import { ensureChromium, launchChromium, repoRoot } from './toolchain.mjs';
 
 const out = join(repoRoot, 'docs', 'console');
 const executablePath = ensureChromium({ log: (line) => console.error(line) });
@@ -85,11 +85,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 3000));
 
   mkdirSync(out, { recursive: true });
-  const browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
+  const browser = await launchChromium(executablePath);
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800 });

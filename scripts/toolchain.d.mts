@@ -17,4 +17,5 @@ export function ensureTemporalServer(opts?: {
   log?: (line: string) => void;
 }): Promise<{ server: string; sqlTool: string }>;
 export function findChromium(): string | null;
+export function launchChromium(executablePath: string): Promise<import('puppeteer-core').Browser>;
 export function ensureChromium(opts?: { log?: (line: string) => void }): string;

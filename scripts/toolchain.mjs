@@ -325,6 +325,20 @@ export function findChromium() {
 }
 
 /**
+ * Launches the Chromium at `executablePath` headless, as the console's browser test and the screenshot
+ * scripts drive it: no sandbox (it runs as root in containers), no /dev/shm (small there), no GPU.
+ * puppeteer-core is imported here, not above: this file runs before `npm install`.
+ */
+export async function launchChromium(executablePath) {
+  const { default: puppeteer } = await import('puppeteer-core');
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
+}
+
+/**
  * Installs Debian's `chromium` with apt-get when it is missing and this runs as root (as scripts/stack-prod.ts
  * installs PostgreSQL); otherwise says how. Returns the executable's path.
  */

@@ -11,10 +11,10 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { freePort } from '../src/runtime/ports.js';
 import { SCHEDULE_WORKFLOWS } from '../src/workflows/definitions.js';
-import { repoRoot } from './toolchain.mjs';
+import { launchChromium, repoRoot } from './toolchain.mjs';
 
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
 const out = join(repoRoot, 'docs', 'ui');
@@ -114,11 +114,7 @@ const occurrence = (await call(ACME, 'POST', '/v1/schedules/weekday-report/trigg
 await new Promise((r) => setTimeout(r, 3000));
 
 mkdirSync(out, { recursive: true });
-const browser = await puppeteer.launch({
-  executablePath: chromium,
-  headless: true,
-  args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-});
+const browser = await launchChromium(chromium);
 const shoot = async (page: Page, url: string, file: string, tab?: string) => {
   await page.goto(url, { waitUntil: 'networkidle2', timeout: 60_000 });
   if (tab) {

@@ -138,6 +138,62 @@ export interface ApiStackOptions {
   now?: () => number;
   /** What the dev server sets beyond the defaults. */
   server?: DevServerExtras;
+  /** Serve the console under /console/ (ApiDependencies.console). */
+  console?: boolean;
+}
+
+export interface InProcessSchedulerWorker {
+  worker: SchedulerWorker;
+  /** `worker.run()`: settles once the worker has stopped. */
+  done: Promise<void>;
+  /** Shuts the worker down and waits for it to stop, however its run ended. */
+  stop(): Promise<void>;
+}
+
+/** The real scheduler worker, run in this process against the stack's dev server on SCHEDULER_QUEUE. */
+export async function runSchedulerWorker(
+  stack: Stack,
+  tenantPolicy: () => TenantPolicy,
+): Promise<InProcessSchedulerWorker> {
+  const worker = await createSchedulerWorker({
+    address: stack.server.address,
+    namespace: 'default',
+    taskQueue: SCHEDULER_QUEUE,
+    client: stack.client,
+    tenantPolicy,
+  });
+  const done = worker.run();
+  return {
+    worker,
+    done,
+    stop: async () => {
+      worker.shutdown();
+      await done.catch(() => {});
+    },
+  };
+}
+
+/**
+ * A call with an API key to an API other than startApiStack's (not checked against the OpenAPI document):
+ * the body as JSON, null when there is none or it is not JSON.
+ */
+export async function callWithKey(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: problem and schedule bodies
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: await response.json().catch(() => null) };
 }
 
 export async function startApiStack(prefix: string, options: ApiStackOptions): Promise<ApiStack> {
@@ -145,16 +201,9 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
   const jobRuns: string[] = [];
   let ring = KeyRing.fromConfig({ keys: options.keys });
   let tenantPolicy = options.tenantPolicy ?? TenantPolicy.openToAll();
-  let scheduler: { worker: SchedulerWorker; done: Promise<void> } | null = null;
+  let scheduler: InProcessSchedulerWorker | null = null;
   const startSchedulerWorker = async () => {
-    const worker = await createSchedulerWorker({
-      address: stack.server.address,
-      namespace: 'default',
-      taskQueue: SCHEDULER_QUEUE,
-      client: stack.client,
-      tenantPolicy: () => tenantPolicy,
-    });
-    scheduler = { worker, done: worker.run() };
+    scheduler = await runSchedulerWorker(stack, () => tenantPolicy);
   };
   await startSchedulerWorker();
   const jobs = await Worker.create({
@@ -182,6 +231,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
     authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
     ...(options.temporalTimeoutMs ? { temporalTimeoutMs: options.temporalTimeoutMs } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.console ? { console: true } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -226,7 +276,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
     },
     call,
     stopWorker: async () => {
-      const current = scheduler as { worker: SchedulerWorker; done: Promise<void> } | null;
+      const current = scheduler as InProcessSchedulerWorker | null;
       if (!current) return;
       current.worker.shutdown();
       await current.done;
@@ -235,11 +285,7 @@ export async function startApiStack(prefix: string, options: ApiStackOptions): P
     startWorker: startSchedulerWorker,
     stop: async () => {
       await app.close();
-      const current = scheduler as { worker: SchedulerWorker; done: Promise<void> } | null;
-      if (current) {
-        current.worker.shutdown();
-        await current.done.catch(() => {});
-      }
+      await (scheduler as InProcessSchedulerWorker | null)?.stop();
       jobs.shutdown();
       await jobsDone.catch(() => {});
       await stopStack(stack);

@@ -6,10 +6,10 @@
 // or in storage that outlives the tab, the console in a frame of another page, paths outside its files.
 import { request } from 'node:http';
 import type { Client } from '@temporalio/client';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleStack, startConsoleStack } from '../../scripts/console-stack.js';
-import { ensureChromium } from '../../scripts/toolchain.mjs';
+import { ensureChromium, launchChromium } from '../../scripts/toolchain.mjs';
 import { KeyRing } from '../../src/api/auth.js';
 import { CONSOLE_CSP, consoleEnabled } from '../../src/api/http/console.js';
 import { buildApi } from '../../src/api/http/server.js';
@@ -67,11 +67,7 @@ beforeAll(async () => {
   ]);
   expect(created.map((c) => c.status)).toEqual([201, 201, 201, 201]);
   expect((await s.call(acme, 'POST', '/v1/schedules/markup/pause', { note: MARKUP_NOTE })).status).toBe(200);
-  browser = await puppeteer.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-  });
+  browser = await launchChromium(executablePath);
 });
 
 afterAll(async () => {

@@ -101,6 +101,28 @@ const describeOf = async (tenant: (typeof TENANTS)[number], id: string) => {
   return answer.body;
 };
 const sleepUntil = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
+/**
+ * Tenant acme's client straight on Temporal, creating schedules awake: the refresh tests create with older
+ * calendar data installed in this process, as an API deployed before the upgrade would.
+ */
+const awakeClientOfAcme = () =>
+  new SchedulerClient({
+    client: stack.client,
+    taskQueue: SCHEDULER_QUEUE,
+    jobTaskQueue: JOB_QUEUE,
+    principal: { tenant_id: 'acme', owner_ref: 'ops' },
+    startAsleep: false,
+  });
+/**
+ * A worker polling a task queue of its own, so that it acts on schedules only through its calendar data
+ * checks, at the shortest check interval.
+ */
+const checksOnlyWorker = (taskQueue: string, env: Record<string, string>) =>
+  startProductWorker(
+    stack,
+    { TEMPORAL_TASK_QUEUE: taskQueue, SCHEDULER_TZ_CHECK_INTERVAL_S: String(TZ_CHECK_INTERVAL_S), ...env },
+    { metrics: true },
+  );
 
 describe('documented environment of the product processes', () => {
   it.concurrent('SCHEDULER_START_ASLEEP=off: a schedule six hours off runs its first task at creation', async () => {
@@ -279,13 +301,7 @@ describe('documented environment of the product processes', () => {
     // Schedules whose slots an older tz database computed: created by this process with older rules
     // installed, as an API on an older Node would. Awake, so that a signal reaches them at once; at an
     // hour far from now, so that none fires.
-    const sdk = new SchedulerClient({
-      client: stack.client,
-      taskQueue: SCHEDULER_QUEUE,
-      jobTaskQueue: JOB_QUEUE,
-      principal: { tenant_id: 'acme', owner_ref: 'ops' },
-      startAsleep: false,
-    });
+    const sdk = awakeClientOfAcme();
     const hour = hourHalfADayAway('Europe/Riga');
     const createBehind = async (id: string) => {
       const previous = useZoneRules(amendedZoneRules(zoneRules(), OLD_TZ, []));
@@ -300,19 +316,9 @@ describe('documented environment of the product processes', () => {
       }
     };
     const tzOf = async (id: string) => (await describeOf('acme', id)).tz;
-    // Their own task queue: these workers act on schedules only through their tz check.
+    // The holiday data check is the next test's.
     const tzWorker = (env: Record<string, string>) =>
-      startProductWorker(
-        stack,
-        {
-          TEMPORAL_TASK_QUEUE: 'tz-watch-only',
-          SCHEDULER_TZ_CHECK_INTERVAL_S: String(TZ_CHECK_INTERVAL_S),
-          // the holiday data check is the next test's
-          SCHEDULER_HOLIDAY_REFRESH: 'off',
-          ...env,
-        },
-        { metrics: true },
-      );
+      checksOnlyWorker('tz-watch-only', { SCHEDULER_HOLIDAY_REFRESH: 'off', ...env });
     const toldLines = (w: ProductWorker) => w.output().match(/schedules behind; told \d+/g) ?? [];
 
     await createBehind('tz-first');
@@ -384,13 +390,7 @@ describe('documented environment of the product processes', () => {
     // A business-day schedule whose slots older holiday data decided: created by this process with an older
     // release installed, as an API deployed before the data upgrade would.
     const OLD_DATA = 'date-holidays@3.0.0';
-    const sdk = new SchedulerClient({
-      client: stack.client,
-      taskQueue: SCHEDULER_QUEUE,
-      jobTaskQueue: JOB_QUEUE,
-      principal: { tenant_id: 'acme', owner_ref: 'ops' },
-      startAsleep: false,
-    });
+    const sdk = awakeClientOfAcme();
     useHolidaySource(amendedHolidaySource(dateHolidaysSource(), OLD_DATA, []));
     try {
       await sdk.create({
@@ -405,16 +405,7 @@ describe('documented environment of the product processes', () => {
     const holidaysOf = async () => (await describeOf('acme', 'holidays-behind')).holidays;
     expect(await holidaysOf()).toMatchObject({ computed_with: [OLD_DATA], newer_seen: null });
     const dataWorker = (env: Record<string, string>) =>
-      startProductWorker(
-        stack,
-        {
-          TEMPORAL_TASK_QUEUE: 'holiday-watch-only',
-          SCHEDULER_TZ_CHECK_INTERVAL_S: String(TZ_CHECK_INTERVAL_S),
-          SCHEDULER_TZ_REFRESH: 'off',
-          ...env,
-        },
-        { metrics: true },
-      );
+      checksOnlyWorker('holiday-watch-only', { SCHEDULER_TZ_REFRESH: 'off', ...env });
 
     const notify = await dataWorker({ SCHEDULER_HOLIDAY_REFRESH: 'notify' });
     await eventually(

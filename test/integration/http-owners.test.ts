@@ -9,44 +9,31 @@ import { hashApiKey } from '../../src/api/auth.js';
 import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
-import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
 import { OWNER_REGISTRY_WORKFLOW_ID, ownerRegistryDescribeQuery } from '../../src/workflows/definitions.js';
-import { startEventSink } from '../helpers/http-api.js';
+import {
+  callWithKey,
+  type InProcessSchedulerWorker,
+  runSchedulerWorker,
+  startEventSink,
+} from '../helpers/http-api.js';
 import { eventually, JOB_QUEUE, SCHEDULER_QUEUE, type Stack, startStack, stopStack } from './support.js';
 
 const ALICE = 'key-acme-alice-0123456789';
 const BOB = 'key-acme-bob-0123456789ab';
 
 let stack: Stack;
-let worker: SchedulerWorker;
-let workerDone: Promise<void>;
+let worker: InProcessSchedulerWorker;
 let api: RunningApi;
 let sink: Awaited<ReturnType<typeof startEventSink>>;
 let keyFile: string;
 const logs: string[] = [];
 
-const call = async (method: string, path: string, key: string, body?: unknown) => {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, body: (await response.json().catch(() => null)) as any };
-};
+const call = (method: string, path: string, key: string, body?: unknown) =>
+  callWithKey(api.url, key, method, path, body);
 
 beforeAll(async () => {
   stack = await startStack('http-owners');
-  worker = await createSchedulerWorker({
-    address: stack.server.address,
-    namespace: 'default',
-    taskQueue: SCHEDULER_QUEUE,
-    client: stack.client,
-    tenantPolicy: () => TenantPolicy.openToAll(),
-  });
-  workerDone = worker.run();
+  worker = await runSchedulerWorker(stack, () => TenantPolicy.openToAll());
   sink = await startEventSink();
   keyFile = join(stack.dir, 'api-keys');
   // Production shape: hashed keys in a file.
@@ -79,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  worker?.shutdown();
-  await workerDone?.catch(() => {});
+  await worker?.stop();
   await sink?.close();
   await stopStack(stack);
 });

@@ -14,14 +14,18 @@ import { type RunningApi, serveApi } from '../../src/api/http/serve.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
-import { createSchedulerWorker, type SchedulerWorker } from '../../src/worker.js';
 import {
   OWNER_REGISTRY_WORKFLOW_ID,
   ownerRegistryDescribeQuery,
   resumeSignal,
 } from '../../src/workflows/definitions.js';
 import { monthHalfAYearAway } from '../helpers/clock.js';
-import { startEventSink } from '../helpers/http-api.js';
+import {
+  callWithKey,
+  type InProcessSchedulerWorker,
+  runSchedulerWorker,
+  startEventSink,
+} from '../helpers/http-api.js';
 import { startTestDevServer } from '../helpers/servers.js';
 import {
   eventually,
@@ -48,8 +52,7 @@ const YEARLY_FAR = `0 9 1 ${monthHalfAYearAway('Europe/Riga')} *`;
 const tenantOf = (o: Owner) => (o === 'gina' ? 'globex' : 'acme');
 
 let stack: Stack;
-let worker: SchedulerWorker;
-let workerDone: Promise<void>;
+let worker: InProcessSchedulerWorker;
 let api: RunningApi;
 let sink: Awaited<ReturnType<typeof startEventSink>>;
 let keyFile: string;
@@ -65,18 +68,8 @@ const writeKeys = (...owners: Owner[]) => writeFileSync(keyFile, keyLines(...own
 const registry = () =>
   stack.client.workflow.getHandle(OWNER_REGISTRY_WORKFLOW_ID).query(ownerRegistryDescribeQuery);
 
-const call = async (method: string, path: string, owner: Owner, body?: unknown) => {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${KEYS[owner]}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: problem and schedule bodies
-  return { status: response.status, body: (await response.json().catch(() => null)) as any };
-};
+const call = (method: string, path: string, owner: Owner, body?: unknown) =>
+  callWithKey(api.url, KEYS[owner], method, path, body);
 
 const revokedSchedule = (id: string, asker: Owner) =>
   eventually(
@@ -86,6 +79,24 @@ const revokedSchedule = (id: string, asker: Owner) =>
       return got.body?.owner_revoked_at ? got.body : undefined;
     },
     60_000,
+  );
+
+/**
+ * Creates `<owner>-events`, an EVENT every 2 s, as `owner` once the API has re-read a key file that gives
+ * the owner's key back (it answers 401 until then).
+ */
+const createEventsOnceKeyIsBack = (owner: Owner) =>
+  eventually(
+    `${owner}'s key back`,
+    async () => {
+      const res = await call('POST', '/v1/schedules', owner, {
+        schedule_id: `${owner}-events`,
+        timing: { kind: 'INTERVAL', every: 'PT2S' },
+        target: { type: 'EVENT', event_type: owner, sink_url: sink.url },
+      });
+      return res.status === 401 ? undefined : res;
+    },
+    20_000,
   );
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -144,14 +155,7 @@ const startApi = async (file: string, into: string[]) =>
   });
 
 const startWorker = async () => {
-  worker = await createSchedulerWorker({
-    address: stack.server.address,
-    namespace: 'default',
-    taskQueue: SCHEDULER_QUEUE,
-    client: stack.client,
-    tenantPolicy: () => TenantPolicy.openToAll(),
-  });
-  workerDone = worker.run();
+  worker = await runSchedulerWorker(stack, () => TenantPolicy.openToAll());
 };
 
 beforeAll(async () => {
@@ -171,8 +175,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  worker?.shutdown();
-  await workerDone?.catch(() => {});
+  await worker?.stop();
   await sink?.close();
   await stopStack(stack);
 });
@@ -230,18 +233,7 @@ describe('owner revocation without gaps', () => {
     // carol-queue is revoked (previous case); a fresh revoked schedule keeps this case on its own.
     writeKeys('alice', 'bob', 'carol', 'dave', 'erin');
     // The key file is polled every 2 s: carol's key works again once it was re-read.
-    const created = await eventually(
-      "carol's key back",
-      async () => {
-        const res = await call('POST', '/v1/schedules', 'carol', {
-          schedule_id: 'carol-events',
-          timing: { kind: 'INTERVAL', every: 'PT2S' },
-          target: { type: 'EVENT', event_type: 'carol', sink_url: sink.url },
-        });
-        return res.status === 401 ? undefined : res;
-      },
-      20_000,
-    );
+    const created = await createEventsOnceKeyIsBack('carol');
     expect(created.status).toBe(201);
     writeKeys('alice', 'bob', 'dave', 'erin');
     await revokedSchedule('carol-events', 'bob');
@@ -313,18 +305,7 @@ describe('owner revocation without gaps', () => {
   it('an owner removed, added back, resuming its schedule and removed again is stopped again (N2)', async () => {
     // The keys so far: alice, bob, erin. Dave is added back and makes a schedule that hands off every 2 s.
     writeKeys('alice', 'bob', 'dave', 'erin');
-    const created = await eventually(
-      "dave's key back",
-      async () => {
-        const res = await call('POST', '/v1/schedules', 'dave', {
-          schedule_id: 'dave-events',
-          timing: { kind: 'INTERVAL', every: 'PT2S' },
-          target: { type: 'EVENT', event_type: 'dave', sink_url: sink.url },
-        });
-        return res.status === 401 ? undefined : res;
-      },
-      20_000,
-    );
+    const created = await createEventsOnceKeyIsBack('dave');
     expect(created.status).toBe(201);
     const daves = () => sink.events.filter((e) => e.body?.type === 'dave');
     await eventually('an event of dave-events', async () => (daves().length >= 1 ? true : undefined), 20_000);
@@ -474,8 +455,7 @@ describe('owner revocation without gaps', () => {
 
     const { address } = stack.server;
     const port = Number(address.split(':').pop());
-    worker.shutdown();
-    await workerDone.catch(() => {});
+    await worker.stop();
     await stack.server.kill();
     const failuresBefore = logs.filter((l) => /could not check schedule owners/.test(l)).length;
     writeKeys('alice', 'bob');

@@ -168,70 +168,68 @@ describe('business_days on other kinds', () => {
     expect(local(spec, 24)).toEqual(expected);
   });
 
-  it('a roll onto a day with its own slot at that time is one slot; a rolled slot after an earlier-in-the-day one keeps order', () => {
+  it('a roll onto a day with its own slot at that time is one slot', () => {
     // every day at 09:00 rolled FORWARD: the weekend's slots are Monday's own, once
     const dailyForward = local({ timing: daily, business_days: { region: 'LV', roll: 'FORWARD' } }, 60);
     expect(dailyForward).toEqual(BUSINESS.slice(0, 60).map((d) => riga(d, '09:00')));
-    // Saturday 17:00 rolled FORWARD lands on Monday after Monday's own 09:00
-    const block = [
-      'RRULE:FREQ=WEEKLY;BYDAY=SA;BYHOUR=17;BYMINUTE=0;BYSECOND=0',
-      'RRULE:FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0;BYSECOND=0',
-    ].join('\n');
-    const runs = local(
-      {
-        timing: { kind: 'RECURRENCE', rule: block, timezone: 'Europe/Riga' },
-        business_days: { region: 'LV', roll: 'FORWARD' },
-      },
-      6,
-      '2027-03-01T00:00:00Z',
-    );
-    expect(runs.slice(0, 4)).toEqual([
-      riga('2027-03-01', '09:00'),
-      riga('2027-03-08', '09:00'),
-      riga('2027-03-08', '17:00'),
-      riga('2027-03-15', '09:00'),
-    ]);
-    expect([...runs].sort()).toEqual(runs);
   });
 
-  it('BACKWARD from two closed days: Sunday 08:00 and Saturday 09:00 both land on Friday, in order', () => {
-    const block = [
-      'RRULE:FREQ=WEEKLY;BYDAY=SA;BYHOUR=9;BYMINUTE=0;BYSECOND=0',
-      'RRULE:FREQ=WEEKLY;BYDAY=SU;BYHOUR=8;BYMINUTE=0;BYSECOND=0',
-    ].join('\n');
-    const runs = local(
-      {
-        timing: { kind: 'RECURRENCE', rule: block, timezone: 'Europe/Riga' },
-        business_days: { region: 'LV', roll: 'BACKWARD' },
-      },
-      4,
-      '2027-03-01T00:00:00Z',
-    );
-    expect(runs).toEqual([
-      riga('2027-03-05', '08:00'),
-      riga('2027-03-05', '09:00'),
-      riga('2027-03-12', '08:00'),
-      riga('2027-03-12', '09:00'),
-    ]);
-  });
-
-  it('BACKWARD across a run of holidays: three closed days land on the Wednesday before, in time order', () => {
-    // LV 2026: Thu 24 (Christmas Eve), Fri 25, Sat 26 December are closed; Wed 23 is the business day before
-    const rules = ['BYMONTHDAY=24;BYHOUR=9', 'BYMONTHDAY=25;BYHOUR=10', 'BYMONTHDAY=26;BYHOUR=7'].map(
-      (r) => `RRULE:FREQ=YEARLY;BYMONTH=12;${r};BYMINUTE=0;BYSECOND=0`,
-    );
+  // Blocks of RRULEs rolled together: the first runs (the slots in time order) are `expected`.
+  it.each([
+    {
+      name: "FORWARD: Saturday 17:00 lands on Monday after Monday's own 09:00, and keeps order",
+      rules: [
+        'RRULE:FREQ=WEEKLY;BYDAY=SA;BYHOUR=17;BYMINUTE=0;BYSECOND=0',
+        'RRULE:FREQ=WEEKLY;BYDAY=MO;BYHOUR=9;BYMINUTE=0;BYSECOND=0',
+      ],
+      roll: 'FORWARD' as const,
+      count: 6,
+      after: '2027-03-01T00:00:00Z',
+      expected: [
+        riga('2027-03-01', '09:00'),
+        riga('2027-03-08', '09:00'),
+        riga('2027-03-08', '17:00'),
+        riga('2027-03-15', '09:00'),
+      ],
+    },
+    {
+      name: 'BACKWARD from two closed days: Sunday 08:00 and Saturday 09:00 both land on Friday, in order',
+      rules: [
+        'RRULE:FREQ=WEEKLY;BYDAY=SA;BYHOUR=9;BYMINUTE=0;BYSECOND=0',
+        'RRULE:FREQ=WEEKLY;BYDAY=SU;BYHOUR=8;BYMINUTE=0;BYSECOND=0',
+      ],
+      roll: 'BACKWARD' as const,
+      count: 4,
+      after: '2027-03-01T00:00:00Z',
+      expected: [
+        riga('2027-03-05', '08:00'),
+        riga('2027-03-05', '09:00'),
+        riga('2027-03-12', '08:00'),
+        riga('2027-03-12', '09:00'),
+      ],
+    },
+    {
+      // LV 2026: Thu 24 (Christmas Eve), Fri 25, Sat 26 December are closed; Wed 23 is the business day before
+      name: 'BACKWARD across a run of holidays: three closed days land on the Wednesday before, in time order',
+      rules: ['BYMONTHDAY=24;BYHOUR=9', 'BYMONTHDAY=25;BYHOUR=10', 'BYMONTHDAY=26;BYHOUR=7'].map(
+        (r) => `RRULE:FREQ=YEARLY;BYMONTH=12;${r};BYMINUTE=0;BYSECOND=0`,
+      ),
+      roll: 'BACKWARD' as const,
+      count: 3,
+      after: AFTER,
+      expected: [riga('2026-12-23', '07:00'), riga('2026-12-23', '09:00'), riga('2026-12-23', '10:00')],
+    },
+  ])('$name', ({ rules, roll, count, after, expected }) => {
     const runs = local(
       {
         timing: { kind: 'RECURRENCE', rule: rules.join('\n'), timezone: 'Europe/Riga' },
-        business_days: { region: 'LV', roll: 'BACKWARD' },
+        business_days: { region: 'LV', roll },
       },
-      3,
+      count,
+      after,
     );
-    expect(runs).toEqual([
-      riga('2026-12-23', '07:00'),
-      riga('2026-12-23', '09:00'),
-      riga('2026-12-23', '10:00'),
-    ]);
+    expect(runs.slice(0, expected.length)).toEqual(expected);
+    expect([...runs].sort()).toEqual(runs);
   });
 
   it("FORWARD asked from inside a closed run: the slot rolled out of it is not lost; one from before creation is not the schedule's", () => {
