@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '../scripts/toolchain.mjs';
+import * as defaults from './model/defaults.js';
 import { classifyAddress } from './model/network-address.js';
 import { parseTrustProxy } from './model/trust-proxy.js';
 import { DEFAULT_ARM_LEAD_MS } from './model/views.js';
@@ -78,7 +79,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .min(0)
     .max(1)
-    .default(0.5)
+    .default(defaults.DEFAULT_MAX_REVOCATION_SHARE)
     .describe(
       'a key configuration that would revoke more than this share of the known owners is refused as a likely mistake',
     ),
@@ -93,7 +94,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(1)
-    .default(600)
+    .default(defaults.DEFAULT_RATE_LIMIT_PER_MINUTE)
     .describe(
       'request units per minute per tenant, weighted by cost (tenancy-and-security.md, "Rate limits"; a tenant\'s `quotas.api_units_per_minute` replaces it; 429 with `Retry-After` beyond); the same in requests per client address on the public routes other than `/healthz`',
     ),
@@ -102,7 +103,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(0)
-    .default(20)
+    .default(defaults.DEFAULT_AUTH_FAILURES_PER_MINUTE)
     .describe(
       'requests with an invalid key per minute from one client address (behind a reverse proxy: `SCHEDULER_TRUST_PROXY`); beyond, every `/v1` request from it is 429 with `Retry-After` until its minute ends. `0`: no limit',
     ),
@@ -142,7 +143,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(100)
-    .default(10_000)
+    .default(defaults.DEFAULT_TEMPORAL_TIMEOUT_MS)
     .describe('how long a request waits for Temporal and the worker before answering 503'),
   /** Worker threads of the API's calendar searches; 0: on the event loop, unbounded (as up to 0.5). */
   SCHEDULER_CALENDAR_THREADS: z.coerce
@@ -150,7 +151,7 @@ export const EnvironmentSchema = z.object({
     .int()
     .min(0)
     .max(64)
-    .default(2)
+    .default(defaults.DEFAULT_CALENDAR_THREADS)
     .describe(
       'worker threads on which the API runs the calendar\'s searches (validation, the first slot batch, previews, backfill counts); `0`: on the event loop, unbounded, as up to 0.5 (operations.md, "Calendar searches")',
     ),
@@ -159,7 +160,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(10)
-    .default(1000)
+    .default(defaults.DEFAULT_CALENDAR_BUDGET_MS)
     .describe(
       "wall time one request's calendar searches may take in a thread; past it the request is answered 422 `VALIDATION` naming `timing` (or `options` with a window or exclusions)",
     ),
@@ -168,7 +169,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(0)
-    .default(8)
+    .default(defaults.DEFAULT_CALENDAR_TENANT_QUEUE)
     .describe(
       "a tenant's calendar searches waiting for a thread (beyond the `threads − 1` it may run) before 429 with `Retry-After`",
     ),
@@ -181,7 +182,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(10)
-    .default(1000)
+    .default(defaults.DEFAULT_SLOT_BUDGET_MS)
     .describe(
       "wall time one slot activity's calendar search may take on a worker; past it a schedule's batch ends shorter, a backfill is refused 422 with the reason",
     ),
@@ -294,8 +295,8 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(0)
-    .max(100)
-    .default(60)
+    .max(defaults.MAX_MISSING_TENANT_GRACE_MS / 1000)
+    .default(defaults.DEFAULT_MISSING_TENANT_GRACE_MS / 1000)
     .describe(
       'how long a hand-off whose tenant is missing from the policy is retried before it is recorded refused (0 to 100)',
     ),
@@ -312,7 +313,7 @@ export const EnvironmentSchema = z.object({
     .number()
     .int()
     .min(1)
-    .default(300)
+    .default(defaults.DEFAULT_OVERDUE_AFTER_S)
     .describe(
       'an active schedule whose next run is older than this counts as overdue (`scheduler_schedules_overdue`)',
     ),

@@ -4,6 +4,7 @@
 // identity for the receiver to deduplicate on: a JOB's workflow ID is the occurrence ID (never reused),
 // a signal and an event carry the idempotency key. Every hand-off is checked first against the tenant
 // policy in force now (the definition was checked at create and edit against the policy of that day).
+import { status } from '@grpc/grpc-js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import {
   type Client,
@@ -15,6 +16,10 @@ import {
 } from '@temporalio/client';
 import { NamespaceNotFoundError, type SearchAttributePair, SearchAttributeType } from '@temporalio/common';
 import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
+import {
+  MAX_MISSING_TENANT_GRACE_MS,
+  DEFAULT_MISSING_TENANT_GRACE_MS as MISSING_TENANT_GRACE_MS,
+} from '../model/defaults.js';
 import {
   FORBIDDEN_TARGET_ERROR,
   PERMANENT_HANDOFF_ERROR,
@@ -101,19 +106,10 @@ export interface HandoffDependencies {
   /**
    * How long a hand-off whose tenant has no entry in the policy is retried before it is recorded refused,
    * counted from the hand-off's first attempt: a policy file that lost an entry mid-edit, or a ConfigMap
-   * that reaches this replica later than the API's. Default MISSING_TENANT_GRACE_MS.
+   * that reaches this replica later than the API's. Default DEFAULT_MISSING_TENANT_GRACE_MS (src/model/defaults.ts says why).
    */
   missingTenantGraceMs?: number;
 }
-
-/**
- * 60 s: longer than a file watcher's poll and a kubelet's ConfigMap sync; well inside the hand-off's retry
- * budget (8 attempts, 1 s doubling to 1 min: the 7th attempt starts about 63 s after the first, so a tenant
- * still missing then is refused by an attempt, not by running out of them). MAX_MISSING_TENANT_GRACE_MS
- * keeps a configured grace inside that budget.
- */
-export const MISSING_TENANT_GRACE_MS = 60_000;
-export const MAX_MISSING_TENANT_GRACE_MS = 100_000;
 
 function permanent(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, PERMANENT_HANDOFF_ERROR);
@@ -145,7 +141,7 @@ const reviveSearchAttributes = (pairs: SearchAttributePair[]): SearchAttributePa
 const isPermanentStartError = (err: unknown): boolean => {
   if (err instanceof NamespaceNotFoundError || err instanceof WorkflowNotFoundError) return true;
   const cause = err instanceof ServiceError ? err.cause : err;
-  return isGrpcServiceError(cause) && cause.code === 3; // INVALID_ARGUMENT
+  return isGrpcServiceError(cause) && cause.code === status.INVALID_ARGUMENT;
 };
 
 /** Hand-offs under way in this worker: signals, events, and JOB starts made from an activity. */

@@ -13,10 +13,9 @@
 //   retried: the workflow refuses that backfill with the reason (422 through the API), and the schedule runs on.
 import { ApplicationFailure, activityInfo } from '@temporalio/activity';
 import { CalendarError } from '../calendar/errors.js';
-import { computeSlots, type SlotBatch, type SlotBatchRequest, wallTimeBudget } from '../model/slots.js';
-
 /** Default wall time of one slot activity's calendar search (SCHEDULER_WORKER_CALENDAR_BUDGET_MS). */
-export const DEFAULT_SLOT_BUDGET_MS = 1000;
+import { DEFAULT_SLOT_BUDGET_MS } from '../model/defaults.js';
+import { computeSlots, type SlotBatch, type SlotBatchRequest, wallTimeBudget } from '../model/slots.js';
 
 /** The failure type of a batch refused for its budget (a backfill's: not retried). */
 export const SLOT_BUDGET_ERROR = 'SlotBudgetExceeded';

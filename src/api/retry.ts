@@ -1,6 +1,8 @@
 // The one way the boundary tries something again: a bounded number of attempts with a wait between them
 // from one backoff definition. `retry` repeats a call that failed transiently; `poll` repeats a read until
-// it shows what the caller waits for (and answers the last reading when it never does).
+// it shows what the caller waits for (and answers the last reading when it never does). Not p-retry: it
+// throws a TypeError for a thrown non-Error, never retries a TypeError, and has no `poll`
+// (docs/architecture.md, "Libraries, and where we kept our own").
 
 /** The wait after the `attempt`-th try (1-based), in ms. */
 export type Backoff = (attempt: number) => number;

@@ -145,67 +145,84 @@ async function checkReleases(
   return result;
 }
 
-export interface TzWatch {
-  /** The latest check (tests wait for it). */
-  readonly checked: Promise<TzCheckResult | null>;
-  stop(): void;
-}
-
-export interface WatchOptions {
+/** This worker's release of one kind of data, and what to do about the schedules behind it. */
+export interface ReleaseRefresh {
   version: string;
   mode: TzRefreshMode;
+}
+
+export interface ReleaseWatchOptions {
+  /** The tz database (SCHEDULER_TZ_REFRESH). */
+  tz: ReleaseRefresh;
+  /** The holiday data (SCHEDULER_HOLIDAY_REFRESH). */
+  holidayData: ReleaseRefresh;
+  /** SCHEDULER_TZ_CHECK_INTERVAL_S, for both. */
   intervalMs: number;
   log: (line: string) => void;
   meter?: MetricMeter;
 }
 
+export interface ReleaseWatch {
+  stop(): void;
+}
+
 /**
- * Checks at start and every `intervalMs`: the count behind goes to `scheduler_schedules_behind_tz` (labelled
- * with this worker's release), what was done to the log. A failed check (visibility down) is logged and
- * retried at the next interval.
+ * Checks at start and every `intervalMs`, one pass over both kinds of data: the count behind goes to each
+ * kind's gauge (`scheduler_schedules_behind_tz`, `scheduler_schedules_behind_holiday_data`, labelled with this
+ * worker's release), what was done to the log. A failed check (visibility down) is logged and retried at the
+ * next interval; a kind whose mode is `off` is not checked.
  */
-export const watchTzVersions = (client: Client, options: WatchOptions): TzWatch =>
-  watchReleases(client, TZ_DATABASE, options);
-
-/** The same for the holiday data: `scheduler_schedules_behind_holiday_data`, SCHEDULER_HOLIDAY_REFRESH. */
-export const watchHolidayData = (client: Client, options: WatchOptions): TzWatch =>
-  watchReleases(client, HOLIDAY_DATA, options);
-
-function watchReleases(client: Client, data: DataRelease, options: WatchOptions): TzWatch {
-  const asked = new Map<string, number>();
-  const gauge = options.meter
-    ?.withTags({ [data.gauge.tag]: options.version })
-    .createGauge(data.gauge.name, 'int', undefined, data.gauge.help);
+export function watchReleases(client: Client, options: ReleaseWatchOptions): ReleaseWatch {
+  const checks = [
+    releaseCheck(client, TZ_DATABASE, options.tz, options),
+    releaseCheck(client, HOLIDAY_DATA, options.holidayData, options),
+  ].filter((check) => check !== null);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const watch = {
-    checked: Promise.resolve<TzCheckResult | null>(null),
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
     },
   };
-  if (options.mode === 'off') return watch;
-  const mode = options.mode;
-  const check = async (): Promise<TzCheckResult | null> => {
+  if (checks.length === 0) return watch;
+  const pass = async (): Promise<void> => {
     try {
-      const result = await checkReleases(client, data, { version: options.version, mode, asked });
+      await Promise.all(checks.map((check) => check()));
+    } finally {
+      if (!stopped) timer = setTimeout(pass, options.intervalMs);
+      timer?.unref();
+    }
+  };
+  void pass();
+  return watch;
+}
+
+/** One kind's check, which logs its outcome and never throws; null when its mode is `off`. */
+function releaseCheck(
+  client: Client,
+  data: DataRelease,
+  refresh: ReleaseRefresh,
+  options: ReleaseWatchOptions,
+): (() => Promise<void>) | null {
+  const { version, mode } = refresh;
+  const gauge = options.meter
+    ?.withTags({ [data.gauge.tag]: version })
+    .createGauge(data.gauge.name, 'int', undefined, data.gauge.help);
+  if (mode === 'off') return null;
+  const asked = new Map<string, number>();
+  return async () => {
+    try {
+      const result = await checkReleases(client, data, { version, mode, asked });
       gauge?.set(result.behind);
       if (result.asked > 0 || result.failed > 0)
         options.log(
-          `${data.label} ${options.version}: ${result.behind} schedules behind; ${mode === 'notify' ? `told ${result.asked}` : `recomputed ${result.recomputed} (${result.moved} slots moved)`}${result.failed ? `, ${result.failed} to ask again` : ''}`,
+          `${data.label} ${version}: ${result.behind} schedules behind; ${mode === 'notify' ? `told ${result.asked}` : `recomputed ${result.recomputed} (${result.moved} slots moved)`}${result.failed ? `, ${result.failed} to ask again` : ''}`,
         );
-      return result;
     } catch (err) {
       options.log(
         `${data.label} check failed (retried in ${options.intervalMs} ms): ${(err as Error).message}`,
       );
-      return null;
-    } finally {
-      if (!stopped) timer = setTimeout(() => (watch.checked = check()), options.intervalMs);
-      timer?.unref();
     }
   };
-  watch.checked = check();
-  return watch;
 }

@@ -165,6 +165,9 @@ function loadProfile(env: Env): { profile: ClientConfigProfile; name: string } {
   }
 }
 
+type Profile = ClientConfigProfile;
+type TlsConfig = NonNullable<Profile['tls']>;
+
 /**
  * The connection settings from the environment (and the TOML profile it names). Throws
  * ConnectionSettingsError for: a client certificate without its key or a key without its certificate, a file
@@ -176,21 +179,47 @@ export function loadConnectionSettings(env: Env = process.env): TemporalConnecti
   const sources: string[] = [];
   if (env.TEMPORAL_CONFIG_FILE !== undefined || env.TEMPORAL_PROFILE !== undefined)
     sources.push(`profile "${name}"${env.TEMPORAL_CONFIG_FILE ? ` of ${env.TEMPORAL_CONFIG_FILE}` : ''}`);
+  const apiKey = apiKeyOf(env, profile);
+  refuseTlsContradictions(env, profile.tls);
+  let tls: TemporalTls | null = null;
+  const tlsOn = profile.tls !== undefined ? profile.tls.disabled !== true : apiKey !== null;
+  if (tlsOn) {
+    const loaded = loadTls(env, profile.tls, name);
+    tls = loaded.tls;
+    sources.push(loaded.source);
+  }
+  const address = profile.address;
+  if (apiKey && !tls && address !== undefined && !isLoopbackAddress(address))
+    throw new ConnectionSettingsError(
+      'TEMPORAL_TLS',
+      `an API key would be sent in plaintext to ${address}: turn TLS on (unset TEMPORAL_TLS=false) or reach the server on loopback`,
+    );
+  if (apiKey) sources.push(apiKey.file ? `API key from ${apiKey.file} (re-read on change)` : 'API key');
 
+  return {
+    address,
+    namespace: profile.namespace ?? 'default',
+    tls,
+    apiKey,
+    metadata: profile.grpcMeta ?? {},
+    sources,
+  };
+}
+
+/** The API key: from SCHEDULER_TEMPORAL_API_KEY_FILE, or TEMPORAL_API_KEY / the profile's, never both. */
+function apiKeyOf(env: Env, profile: Profile): TemporalConnectionSettings['apiKey'] {
   const keyFile = env[API_KEY_FILE_VARIABLE];
   if (keyFile !== undefined && profile.apiKey !== undefined)
     throw new ConnectionSettingsError(
       API_KEY_FILE_VARIABLE,
       "an API key is also given (TEMPORAL_API_KEY or the profile's api_key): give one of them",
     );
-  const apiKey =
-    keyFile !== undefined
-      ? { value: readApiKeyFile(keyFile), file: keyFile }
-      : profile.apiKey !== undefined && profile.apiKey !== ''
-        ? { value: profile.apiKey, file: null }
-        : null;
+  if (keyFile !== undefined) return { value: readApiKeyFile(keyFile), file: keyFile };
+  return profile.apiKey !== undefined && profile.apiKey !== '' ? { value: profile.apiKey, file: null } : null;
+}
 
-  const tlsConfig = profile.tls;
+/** Refuses TLS files or a server name given with TLS turned off, and host verification turned off. */
+function refuseTlsContradictions(env: Env, tlsConfig: TlsConfig | undefined): void {
   const given = tlsConfig
     ? (
         [
@@ -214,60 +243,44 @@ export function loadConnectionSettings(env: Env = process.env): TemporalConnecti
       'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
       "the TypeScript SDK always verifies the server's certificate: set TEMPORAL_TLS_SERVER_NAME to the name the certificate carries, and TEMPORAL_TLS_SERVER_CA_CERT_PATH to its CA",
     );
+}
 
-  let tls: TemporalTls | null = null;
-  const tlsOn = tlsConfig !== undefined ? tlsConfig.disabled !== true : apiKey !== null;
-  if (tlsOn) {
-    const certName = tlsSource(env, 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'tls.client_cert_path', name);
-    const keyName = tlsSource(env, 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'tls.client_key_path', name);
-    if (tlsConfig?.clientCert && !tlsConfig.clientKey)
-      throw new ConnectionSettingsError(
-        'TEMPORAL_TLS_CLIENT_KEY_PATH',
-        'a client certificate is given without its key',
-      );
-    if (tlsConfig?.clientKey && !tlsConfig.clientCert)
-      throw new ConnectionSettingsError(
-        'TEMPORAL_TLS_CLIENT_CERT_PATH',
-        'a client key is given without its certificate',
-      );
-    const crt = readSource(tlsConfig?.clientCert, certName);
-    const key = readSource(tlsConfig?.clientKey, keyName);
-    const ca = readSource(
-      tlsConfig?.serverCACert,
-      tlsSource(env, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'tls.server_ca_cert_path', name),
+/**
+ * TLS with TLS on: the client pair (both or neither) and the CA read and parsed here, so that a file a
+ * rotation left half-written or wrong is refused naming its variable, not reported later by the TLS library
+ * as an unreachable server. `source` describes it for the start-up line.
+ */
+function loadTls(
+  env: Env,
+  tlsConfig: TlsConfig | undefined,
+  profileName: string,
+): { tls: TemporalTls; source: string } {
+  const certName = tlsSource(env, 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'tls.client_cert_path', profileName);
+  const keyName = tlsSource(env, 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'tls.client_key_path', profileName);
+  const caName = tlsSource(env, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'tls.server_ca_cert_path', profileName);
+  if (tlsConfig?.clientCert && !tlsConfig.clientKey)
+    throw new ConnectionSettingsError(
+      'TEMPORAL_TLS_CLIENT_KEY_PATH',
+      'a client certificate is given without its key',
     );
-    // Parsed here, so that a file a rotation left half-written or wrong is refused naming its variable, not
-    // reported later by the TLS library as an unreachable server.
-    if (crt && key) checkClientPair(crt, certName, key, keyName);
-    if (ca)
-      parseCertificates(
-        ca,
-        tlsSource(env, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'tls.server_ca_cert_path', name),
-      );
-    tls = {
-      ...(tlsConfig?.serverName ? { serverNameOverride: tlsConfig.serverName } : {}),
+  if (tlsConfig?.clientKey && !tlsConfig.clientCert)
+    throw new ConnectionSettingsError(
+      'TEMPORAL_TLS_CLIENT_CERT_PATH',
+      'a client key is given without its certificate',
+    );
+  const crt = readSource(tlsConfig?.clientCert, certName);
+  const key = readSource(tlsConfig?.clientKey, keyName);
+  const ca = readSource(tlsConfig?.serverCACert, caName);
+  if (crt && key) checkClientPair(crt, certName, key, keyName);
+  if (ca) parseCertificates(ca, caName);
+  const serverName = tlsConfig?.serverName;
+  return {
+    tls: {
+      ...(serverName ? { serverNameOverride: serverName } : {}),
       ...(ca ? { serverRootCACertificate: ca } : {}),
       ...(crt && key ? { clientCertPair: { crt, key } } : {}),
-    };
-    sources.push(
-      `TLS${crt ? ' with a client certificate (mTLS)' : ''}${ca ? ', CA from settings' : ', system CAs'}${tlsConfig?.serverName ? `, server name ${tlsConfig.serverName}` : ''}`,
-    );
-  }
-  const address = profile.address;
-  if (apiKey && !tls && address !== undefined && !isLoopbackAddress(address))
-    throw new ConnectionSettingsError(
-      'TEMPORAL_TLS',
-      `an API key would be sent in plaintext to ${address}: turn TLS on (unset TEMPORAL_TLS=false) or reach the server on loopback`,
-    );
-  if (apiKey) sources.push(apiKey.file ? `API key from ${apiKey.file} (re-read on change)` : 'API key');
-
-  return {
-    address,
-    namespace: profile.namespace ?? 'default',
-    tls,
-    apiKey,
-    metadata: profile.grpcMeta ?? {},
-    sources,
+    },
+    source: `TLS${crt ? ' with a client certificate (mTLS)' : ''}${ca ? ', CA from settings' : ', system CAs'}${serverName ? `, server name ${serverName}` : ''}`,
   };
 }
 

@@ -8,10 +8,18 @@ import { Worker, type WorkerOptions } from '@temporalio/worker';
 import { findTestServer } from '../../scripts/toolchain.mjs';
 import type { Principal } from '../api/auth.js';
 import { SchedulerClient } from '../api/client.js';
+import type { ScheduleStartOptions } from '../api/sdk/options.js';
 import type { Occurrence } from '../model/contracts.js';
 import { TenantPolicy } from '../model/tenant-policy.js';
 import { registerSearchAttributes } from '../runtime/namespace.js';
 import { schedulerWorkerOptions } from '../worker.js';
+
+/**
+ * The time-skipping server does not begin a delayed start when it skips time (it began one 2 h late, when a
+ * later timer woke it): jobs start at their instant here, as with SCHEDULER_ARM_LEAD_S=0, and each schedule
+ * starts awake, its first task at creation.
+ */
+const TIME_SKIPPING_START: ScheduleStartOptions = { armLeadMs: 0, startAsleep: false };
 
 export interface TimeSkippingServerOptions {
   /**
@@ -133,11 +141,7 @@ export class SchedulerTestEnv {
       principal,
       tenantPolicy: () => this.tenantPolicy,
       clock: () => this.nowMs(),
-      // The time-skipping server does not begin a delayed start when it skips time (it began one 2 h
-      // late, when a later timer woke it): jobs start at their instant here, as with SCHEDULER_ARM_LEAD_S=0.
-      armLeadMs: 0,
-      // Nor a schedule's own start delay: each starts awake, its first task at creation.
-      startAsleep: false,
+      ...TIME_SKIPPING_START,
     });
   }
 

@@ -4,7 +4,8 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkZone } from '../../calendar/zone.js';
-import { clientOf, FailedAuthThrottle } from './auth-throttle.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../model/defaults.js';
+import { CLIENT_IPV6_PREFIX_LENGTH, FailedAuthThrottle } from './auth-throttle.js';
 import { HttpProblem, unauthorized } from './problems.js';
 import type { ApiDependencies } from './server.js';
 import {
@@ -24,8 +25,6 @@ declare module 'fastify' {
     chargeTenant: ((units: number) => void) | null;
   }
 }
-
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 
 const PUBLIC_ROUTES = new Set([
   '/healthz',
@@ -102,7 +101,8 @@ export async function limitRates(app: FastifyInstance, deps: ApiDependencies): P
     max: deps.publicRateLimitPerMinute ?? perTenantLimit,
     timeWindow: 60_000,
     allowList: (request) => request.principal !== null,
-    keyGenerator: (request) => `address:${clientOf(request.ip)}`,
+    // Its default key is ./auth-throttle.ts's `clientOf`: the address, an IPv6 one by its /64.
+    ipv6Subnet: CLIENT_IPV6_PREFIX_LENGTH,
     errorResponseBuilder: (_request, context) => {
       const err = new Error(
         `rate limit of ${context.max} requests per minute for this client address exceeded; retry in ${context.after}`,
@@ -133,13 +133,6 @@ function rateHeaders(reply: FastifyReply, decision: RateDecision): void {
 }
 
 /**
- * Per tenant (all its keys and owners share one budget, so one tenant's burst cannot starve another's),
- * weighted by cost (tenant-rate-limit.ts); a tenant's `quotas.api_units_per_minute` replaces the default.
- * A unit is charged when the request arrives, before its body is read and validated (a request refused for
- * its body costs its tenant too), the rest of its cost once it passed validation. A tenant-wide recompute
- * also waits its turn (once per TENANT_RECOMPUTE_INTERVAL_MS) and is charged per schedule it asks.
- */
-/**
  * Whether a recompute's `zone` (if any) is one the calendar knows: one that is not is refused by the handler
  * (422 naming `zone`) and asks nothing, so it neither takes nor waits for the tenant's turn.
  */
@@ -154,6 +147,13 @@ function namesKnownZone(body: unknown): boolean {
   }
 }
 
+/**
+ * Per tenant (all its keys and owners share one budget, so one tenant's burst cannot starve another's),
+ * weighted by cost (tenant-rate-limit.ts); a tenant's `quotas.api_units_per_minute` replaces the default.
+ * A unit is charged when the request arrives, before its body is read and validated (a request refused for
+ * its body costs its tenant too), the rest of its cost once it passed validation. A tenant-wide recompute
+ * also waits its turn (once per TENANT_RECOMPUTE_INTERVAL_MS) and is charged per schedule it asks.
+ */
 function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit: number): void {
   const now = deps.now ?? Date.now;
   const tenantLimiter = new TenantRateLimiter(60_000, now);

@@ -7,10 +7,12 @@
 // client they forwarded for (src/model/trust-proxy.ts). Behind a proxy that is not named there every caller
 // has the proxy's address, so one caller sending bad keys would shut all of them out. The map is bounded:
 // when it is full, expired entries go first, then the oldest ones (an attacker with very many addresses can
-// make room, which only lets its own addresses start over).
-import ipaddr from 'ipaddr.js';
+// make room, which only lets its own addresses start over). Not toad-cache's LRU: a read would keep a
+// refused address in the map ahead of newer ones.
+import { normalizeIP } from '@fastify/rate-limit';
 
-export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
+export { DEFAULT_AUTH_FAILURES_PER_MINUTE } from '../../model/defaults.js';
+
 const WINDOW_MS = 60_000;
 const MAX_TRACKED_ADDRESSES = 10_000;
 
@@ -19,24 +21,15 @@ interface Window {
   endsAt: number;
 }
 
+/** One host usually has a whole IPv6 /64 to pick addresses from: it is one caller. */
+export const CLIENT_IPV6_PREFIX_LENGTH = 64;
+
 /**
  * Who one caller is, by address: an IPv4 address (also when written IPv4-mapped, `::ffff:a.b.c.d`), or the
- * /64 of an IPv6 address — one host usually has a whole /64 to pick addresses from.
+ * /64 of an IPv6 address. @fastify/rate-limit's own normalisation, so the public routes' limit (access.ts)
+ * and this throttle count the same callers.
  */
-export function clientOf(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6') {
-    const v6 = parsed as ipaddr.IPv6;
-    if (!v6.isIPv4MappedAddress())
-      return `${v6.parts
-        .slice(0, 4)
-        .map((p) => p.toString(16))
-        .join(':')}::/64`;
-    parsed = v6.toIPv4Address();
-  }
-  return parsed.toString();
-}
+export const clientOf = (address: string): string => normalizeIP(address, CLIENT_IPV6_PREFIX_LENGTH);
 
 export class FailedAuthThrottle {
   readonly #windows = new Map<string, Window>();

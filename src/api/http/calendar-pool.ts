@@ -8,6 +8,11 @@
 // create waits behind at most one search per thread, never behind a flooding tenant's whole queue; past
 // `maxQueued` waiting in all, 503 with Retry-After.
 import { Piscina } from 'piscina';
+import {
+  DEFAULT_CALENDAR_BUDGET_MS,
+  DEFAULT_CALENDAR_TENANT_QUEUE,
+  DEFAULT_CALENDAR_THREADS,
+} from '../../model/defaults.js';
 import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
 import {
   batchesOf,
@@ -21,9 +26,6 @@ import {
 } from '../slot-runner.js';
 import { HttpProblem } from './problems.js';
 
-export const DEFAULT_CALENDAR_THREADS = 2;
-export const DEFAULT_CALENDAR_BUDGET_MS = 1000;
-export const DEFAULT_CALENDAR_TENANT_QUEUE = 8;
 /** Waiting searches of all tenants together before 503. */
 export const DEFAULT_CALENDAR_MAX_QUEUED = 256;
 

@@ -13,6 +13,7 @@ import {
   TenantIdKey,
   TimingKindKey,
 } from '../../workflows/search-attributes.js';
+import { singleFlight } from './single-flight.js';
 
 export interface ApiMetricsOptions {
   client: Client;
@@ -88,22 +89,18 @@ async function readVisibility(client: Client, gauges: VisibilityGauges, overdueA
   gauges.overdue.set(late.count);
 }
 
-/** `read` at most once per `cacheMs` (from its last success), concurrent callers sharing one run. */
+/**
+ * `read` at most once per `cacheMs` (from its last success), concurrent callers sharing one run; a failed
+ * run is counted once (`failed`) and read again by the next caller.
+ */
 function cachedRefresh(read: () => Promise<void>, cacheMs: number, failed: () => void): () => Promise<void> {
-  let readAt = 0;
-  let reading: Promise<void> | null = null;
-  return async () => {
-    if (Date.now() - readAt < cacheMs) return;
-    reading ??= read()
-      .then(() => {
-        readAt = Date.now();
-      })
-      .catch(failed)
-      .finally(() => {
-        reading = null;
-      });
-    await reading;
-  };
+  const refresh = singleFlight({ ttlMs: cacheMs }, () =>
+    read().catch((err: unknown) => {
+      failed();
+      throw err;
+    }),
+  );
+  return () => refresh(undefined).catch(() => {});
 }
 
 /** The worker runtime's own text, appended so one scrape sees everything. */

@@ -2,7 +2,6 @@
 // field and says what to do. This module is the one place errors become HTTP statuses.
 
 import { maxHeaderSize } from 'node:http';
-import { status } from '@grpc/grpc-js';
 import type { FastifyError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { Problem } from '../../model/http.js';
@@ -15,7 +14,7 @@ import {
   unknownFieldReason,
 } from '../errors.js';
 import { VersionConflictError } from '../patch.js';
-import { isTemporalUnavailable } from '../sdk/temporal-errors.js';
+import { isTemporalRefusal, isTemporalUnavailable } from '../sdk/temporal-errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -26,109 +25,113 @@ interface ProblemType {
   description: string;
 }
 
-/** The problem types, each documented at GET /problems/{slug} (the `type` URI). */
-export const problemTypes: Record<string, ProblemType> = Object.fromEntries(
-  (
-    [
-      [
-        'malformed-request',
-        'Malformed request',
-        400,
-        'The body is not valid JSON, or a parameter has the wrong shape.',
-      ],
-      [
-        'invalid-request',
-        'Invalid request',
-        400,
-        'A field is missing, unknown or of the wrong type: see `field` and `errors`.',
-      ],
-      [
-        'unauthorized',
-        'Unauthorized',
-        401,
-        'Send `Authorization: Bearer <API key>` with a key the operator configured.',
-      ],
-      ['not-found', 'Not found', 404, 'No such schedule for your tenant, or no such route.'],
-      [
-        'method-not-allowed',
-        'Method not allowed',
-        405,
-        'The path exists but not with this method: the `Allow` header lists the methods it has.',
-      ],
-      [
-        'unsupported-media-type',
-        'Unsupported media type',
-        415,
-        'Send the body as `Content-Type: application/json`.',
-      ],
-      [
-        'conflict',
-        'Conflict',
-        409,
-        'The schedule exists with another definition, or is in a state that refuses the change.',
-      ],
-      [
-        'version-conflict',
-        'Version conflict',
-        409,
-        'The schedule changed since you read it: read it again (`current_version`) and re-apply your change.',
-      ],
-      ['payload-too-large', 'Payload too large', 413, 'The body is larger than the documented limit.'],
-      [
-        'request-timeout',
-        'Request timeout',
-        408,
-        'The request did not arrive completely in time: send it again.',
-      ],
-      [
-        'headers-too-large',
-        'Request header fields too large',
-        431,
-        'The request line and headers together are larger than the server accepts: shorten the URL (query) or the headers.',
-      ],
-      [
-        'forbidden-target',
-        'Target not allowed for this tenant',
-        403,
-        "The schedule's target (job type, task queue, workflow ID or event sink) is outside what the operator's tenant policy allows this tenant; `field` names it and `detail` says which policy entry would allow it.",
-      ],
-      [
-        'quota-exceeded',
-        'Tenant quota exceeded',
-        403,
-        "The request would take the tenant past a quota of the operator's tenant policy (live schedules, minimum interval, backfill slots): `limit` is the quota, `current` what the tenant has or asks, `field` the field to change; `detail` says which quota.",
-      ],
-      [
-        'unprocessable',
-        'Unprocessable definition',
-        422,
-        'The request is well-formed but the definition cannot work: an unknown zone, a rule that never fires, a refused sink… For POST /v1/interpret, `code` says why the words give no one timing: AMBIGUOUS (`readings` holds each reading), UNREADABLE (`unread` names the words), ZONE_REQUIRED (`field` timezone), REGION_REQUIRED (`field` region: business days and no country).',
-      ],
-      [
-        'rate-limited',
-        'Too many requests',
-        429,
-        'This tenant (on the public routes: this client address) used up its requests for the minute (weighted by cost: a backfill or a long list counts more than a read), or asked for a tenant-wide recompute again within its interval (`detail` says which): wait `Retry-After` seconds.',
-      ],
-      [
-        'unavailable',
-        'Service unavailable',
-        503,
-        "Temporal or the scheduler worker did not answer in time. Nothing you sent was lost; retry after `Retry-After` seconds. `unavailable_cause` says how: NO_ANSWER (no answer in time, unreachable, or the call was shed), STALE_CLOCK (the worker refused every read of the schedule: it had not yet run the workflow task the newest events wait for), or CREDENTIALS_REFUSED (Temporal refused the scheduler's own credentials: the operator must renew them).",
-      ],
-      [
-        'internal',
-        'Internal error',
-        500,
-        'A fault in the scheduler, not in your request. It is logged; retry later.',
-      ],
-    ] as const
-  ).map(([slug, title, status, description]) => [slug, { slug, title, status, description }]),
+/** The problem types by slug, each documented at GET /problems/{slug} (the `type` URI). */
+const PROBLEM_TYPES = {
+  'malformed-request': {
+    title: 'Malformed request',
+    status: 400,
+    description: 'The body is not valid JSON, or a parameter has the wrong shape.',
+  },
+  'invalid-request': {
+    title: 'Invalid request',
+    status: 400,
+    description: 'A field is missing, unknown or of the wrong type: see `field` and `errors`.',
+  },
+  unauthorized: {
+    title: 'Unauthorized',
+    status: 401,
+    description: 'Send `Authorization: Bearer <API key>` with a key the operator configured.',
+  },
+  'not-found': {
+    title: 'Not found',
+    status: 404,
+    description: 'No such schedule for your tenant, or no such route.',
+  },
+  'method-not-allowed': {
+    title: 'Method not allowed',
+    status: 405,
+    description: 'The path exists but not with this method: the `Allow` header lists the methods it has.',
+  },
+  'unsupported-media-type': {
+    title: 'Unsupported media type',
+    status: 415,
+    description: 'Send the body as `Content-Type: application/json`.',
+  },
+  conflict: {
+    title: 'Conflict',
+    status: 409,
+    description: 'The schedule exists with another definition, or is in a state that refuses the change.',
+  },
+  'version-conflict': {
+    title: 'Version conflict',
+    status: 409,
+    description:
+      'The schedule changed since you read it: read it again (`current_version`) and re-apply your change.',
+  },
+  'payload-too-large': {
+    title: 'Payload too large',
+    status: 413,
+    description: 'The body is larger than the documented limit.',
+  },
+  'request-timeout': {
+    title: 'Request timeout',
+    status: 408,
+    description: 'The request did not arrive completely in time: send it again.',
+  },
+  'headers-too-large': {
+    title: 'Request header fields too large',
+    status: 431,
+    description:
+      'The request line and headers together are larger than the server accepts: shorten the URL (query) or the headers.',
+  },
+  'forbidden-target': {
+    title: 'Target not allowed for this tenant',
+    status: 403,
+    description:
+      "The schedule's target (job type, task queue, workflow ID or event sink) is outside what the operator's tenant policy allows this tenant; `field` names it and `detail` says which policy entry would allow it.",
+  },
+  'quota-exceeded': {
+    title: 'Tenant quota exceeded',
+    status: 403,
+    description:
+      "The request would take the tenant past a quota of the operator's tenant policy (live schedules, minimum interval, backfill slots): `limit` is the quota, `current` what the tenant has or asks, `field` the field to change; `detail` says which quota.",
+  },
+  unprocessable: {
+    title: 'Unprocessable definition',
+    status: 422,
+    description:
+      'The request is well-formed but the definition cannot work: an unknown zone, a rule that never fires, a refused sink… For POST /v1/interpret, `code` says why the words give no one timing: AMBIGUOUS (`readings` holds each reading), UNREADABLE (`unread` names the words), ZONE_REQUIRED (`field` timezone), REGION_REQUIRED (`field` region: business days and no country).',
+  },
+  'rate-limited': {
+    title: 'Too many requests',
+    status: 429,
+    description:
+      'This tenant (on the public routes: this client address) used up its requests for the minute (weighted by cost: a backfill or a long list counts more than a read), or asked for a tenant-wide recompute again within its interval (`detail` says which): wait `Retry-After` seconds.',
+  },
+  unavailable: {
+    title: 'Service unavailable',
+    status: 503,
+    description:
+      "Temporal or the scheduler worker did not answer in time. Nothing you sent was lost; retry after `Retry-After` seconds. `unavailable_cause` says how: NO_ANSWER (no answer in time, unreachable, or the call was shed), STALE_CLOCK (the worker refused every read of the schedule: it had not yet run the workflow task the newest events wait for), or CREDENTIALS_REFUSED (Temporal refused the scheduler's own credentials: the operator must renew them).",
+  },
+  internal: {
+    title: 'Internal error',
+    status: 500,
+    description: 'A fault in the scheduler, not in your request. It is logged; retry later.',
+  },
+} as const satisfies Record<string, Omit<ProblemType, 'slug'>>;
+
+/** The slug of a problem type: a misspelled one fails to compile. */
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+/** The problem types by slug, for a slug that comes from outside (the path of GET /problems/{slug}). */
+export const problemTypes: Readonly<Record<string, ProblemType>> = Object.fromEntries(
+  Object.entries(PROBLEM_TYPES).map(([slug, type]) => [slug, { slug, ...type }]),
 );
 
 export class HttpProblem extends Error {
   constructor(
-    readonly slug: keyof typeof problemTypes & string,
+    readonly slug: ProblemSlug,
     readonly detail: string,
     readonly extra: Partial<Problem> = {},
     readonly headers: Record<string, string> = {},
@@ -171,7 +174,7 @@ export function unauthorized(
   );
 }
 
-const bySchedulerCode: Record<SchedulerErrorCode, string> = {
+const bySchedulerCode: Record<SchedulerErrorCode, ProblemSlug> = {
   VALIDATION: 'unprocessable',
   NOT_FOUND: 'not-found',
   ALREADY_EXISTS: 'conflict',
@@ -190,17 +193,6 @@ const bySchedulerCode: Record<SchedulerErrorCode, string> = {
 
 export const RETRY_AFTER_SECONDS = 5;
 
-/**
- * True when Temporal refused the call for this deployment's credentials. The API's own refusals of a tenant
- * are SchedulerErrors, never gRPC codes: a gRPC PermissionDenied here is the server refusing our key.
- */
-function isTemporalRefusal(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.code === status.PERMISSION_DENIED || e.code === status.UNAUTHENTICATED) return true;
-  }
-  return false;
-}
-
 export interface RenderedProblem {
   body: Problem;
   headers: Record<string, string>;
@@ -211,12 +203,12 @@ export interface RenderedProblem {
 /** A problem of type `slug`; `instance` is the request path, undefined when there was no request yet. */
 function problem(
   instance: string | undefined,
-  slug: string,
+  slug: ProblemSlug,
   detail: string,
   extra: Partial<Problem> = {},
   headers: Record<string, string> = {},
 ): RenderedProblem {
-  const type = problemTypes[slug]!;
+  const type = PROBLEM_TYPES[slug];
   return {
     body: {
       type: `/problems/${slug}`,
@@ -287,7 +279,7 @@ function schedulerProblem(err: SchedulerError, instance: string | undefined): Re
   const slug = bySchedulerCode[err.code];
   return problem(
     instance,
-    slug!,
+    slug,
     err.field ? `${err.field}: ${err.reason}` : err.reason,
     {
       code: err.code,
@@ -303,50 +295,51 @@ function schedulerProblem(err: SchedulerError, instance: string | undefined): Re
 }
 
 /** Errors of Fastify (body parsing, the router) and of Node's HTTP parser, by code: slug, detail, code. */
-const HTTP_ERRORS: Record<string, (err: FastifyError) => [slug: string, detail: string, code: string]> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: (err) => [
-    'malformed-request',
-    `the body is not valid JSON: ${err.message}`,
-    'MALFORMED_JSON',
-  ],
-  FST_ERR_CTP_EMPTY_JSON_BODY: (err) => [
-    'malformed-request',
-    `the body is not valid JSON: ${err.message}`,
-    'MALFORMED_JSON',
-  ],
-  FST_ERR_CTP_BODY_TOO_LARGE: (err) => [
-    'payload-too-large',
-    `the body is larger than the limit of this API (${err.message})`,
-    'PAYLOAD_TOO_LARGE',
-  ],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => [
-    'unsupported-media-type',
-    'send the body as Content-Type: application/json',
-    'UNSUPPORTED_MEDIA_TYPE',
-  ],
-  // Raised by the router before any route runs (they reach here through Fastify's `frameworkErrors`).
-  FST_ERR_BAD_URL: () => [
-    'malformed-request',
-    'the path has a malformed percent-escape: encode reserved characters as %XX with two hex digits',
-    'MALFORMED_REQUEST',
-  ],
-  FST_ERR_MAX_PARAM_LENGTH: () => [
-    'malformed-request',
-    'a path segment is longer than this API accepts (a schedule id has at most 200 characters)',
-    'MALFORMED_REQUEST',
-  ],
-  // Raised by Node's HTTP server before Fastify has a request (they reach here through `clientErrorHandler`).
-  HPE_HEADER_OVERFLOW: () => [
-    'headers-too-large',
-    `the request line and headers are larger than this API accepts (${Math.round(maxHeaderSize / 1024)} KiB): shorten the query or the headers`,
-    'HEADERS_TOO_LARGE',
-  ],
-  ERR_HTTP_REQUEST_TIMEOUT: () => [
-    'request-timeout',
-    'the request did not arrive completely in time',
-    'REQUEST_TIMEOUT',
-  ],
-};
+const HTTP_ERRORS: Record<string, (err: FastifyError) => [slug: ProblemSlug, detail: string, code: string]> =
+  {
+    FST_ERR_CTP_INVALID_JSON_BODY: (err) => [
+      'malformed-request',
+      `the body is not valid JSON: ${err.message}`,
+      'MALFORMED_JSON',
+    ],
+    FST_ERR_CTP_EMPTY_JSON_BODY: (err) => [
+      'malformed-request',
+      `the body is not valid JSON: ${err.message}`,
+      'MALFORMED_JSON',
+    ],
+    FST_ERR_CTP_BODY_TOO_LARGE: (err) => [
+      'payload-too-large',
+      `the body is larger than the limit of this API (${err.message})`,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    FST_ERR_CTP_INVALID_MEDIA_TYPE: () => [
+      'unsupported-media-type',
+      'send the body as Content-Type: application/json',
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
+    // Raised by the router before any route runs (they reach here through Fastify's `frameworkErrors`).
+    FST_ERR_BAD_URL: () => [
+      'malformed-request',
+      'the path has a malformed percent-escape: encode reserved characters as %XX with two hex digits',
+      'MALFORMED_REQUEST',
+    ],
+    FST_ERR_MAX_PARAM_LENGTH: () => [
+      'malformed-request',
+      'a path segment is longer than this API accepts (a schedule id has at most 200 characters)',
+      'MALFORMED_REQUEST',
+    ],
+    // Raised by Node's HTTP server before Fastify has a request (they reach here through `clientErrorHandler`).
+    HPE_HEADER_OVERFLOW: () => [
+      'headers-too-large',
+      `the request line and headers are larger than this API accepts (${Math.round(maxHeaderSize / 1024)} KiB): shorten the query or the headers`,
+      'HEADERS_TOO_LARGE',
+    ],
+    ERR_HTTP_REQUEST_TIMEOUT: () => [
+      'request-timeout',
+      'the request did not arrive completely in time',
+      'REQUEST_TIMEOUT',
+    ],
+  };
 
 /** A Fastify or Node HTTP error as a problem; an error of ours (or of no known kind) as `internal`. */
 function httpProblem(err: FastifyError, instance: string | undefined): RenderedProblem {

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { FastifyBaseLogger } from 'fastify';
+import { singleFlight } from './single-flight.js';
 
 /** A poller seen this recently counts as a live worker for /readyz. */
 const POLLER_FRESH_MS = 2 * 60_000;
@@ -14,31 +15,6 @@ export const DEFAULT_READINESS_CACHE_MS = 2_000;
 export interface Readiness {
   temporal: 'reachable' | 'unreachable';
   worker: 'poller seen' | 'no poller' | 'unknown';
-}
-
-/**
- * `check` run at most once per `cacheMs` on the clock `now` (counted from when it finished): callers within
- * that interval get its result, callers while it runs share it. `check` must not reject.
- */
-function cachedCheck<T>(
-  cacheMs: number,
-  now: () => number,
-  check: (log: FastifyBaseLogger) => Promise<T>,
-): (log: FastifyBaseLogger) => Promise<T> {
-  let last: { at: number; result: T } | null = null;
-  let running: Promise<T> | null = null;
-  return (log) => {
-    if (last && now() - last.at < cacheMs) return Promise.resolve(last.result);
-    running ??= check(log)
-      .then((result) => {
-        last = { at: now(), result };
-        return result;
-      })
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
 }
 
 /**
@@ -58,7 +34,8 @@ export function readinessCheck(options: {
   now?: () => number;
 }): (log: FastifyBaseLogger) => Promise<Readiness> {
   const { client, taskQueue, withDeadline } = options;
-  return cachedCheck(options.cacheMs, options.now ?? Date.now, async (log): Promise<Readiness> => {
+  const cache = { ttlMs: options.cacheMs, now: options.now ?? Date.now };
+  return singleFlight(cache, async (log: FastifyBaseLogger): Promise<Readiness> => {
     try {
       await withDeadline(() => client.workflowService.getSystemInfo({}));
     } catch (err) {

@@ -3,24 +3,22 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { productionReasons } from '../../config.js';
+import { DEFAULT_MAX_REVOCATION_SHARE, DEFAULT_OVERDUE_AFTER_S } from '../../model/defaults.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import type { TrustProxy } from '../../model/trust-proxy.js';
 import { developmentApiKey, KeyRing } from '../auth.js';
 import { keyConfigurationGeneration, ownersOf, RevocationsTold, reconcileOwners } from '../owners.js';
 import { backoff } from '../retry.js';
+import { type ScheduleStartOptions, scheduleStartOptions } from '../sdk/options.js';
 import type { CalendarPoolOptions } from './calendar-pool.js';
 import { consoleEnabled } from './console.js';
 import { createApiMetrics } from './metrics.js';
 import { type ApiDependencies, buildApi } from './server.js';
 
-export interface ServeApiOptions {
+export interface ServeApiOptions extends ScheduleStartOptions {
   client: Client;
   taskQueue: string;
   jobTaskQueue: string;
-  /** SchedulerClientOptions.armLeadMs. */
-  armLeadMs?: number;
-  /** SchedulerClientOptions.startAsleep. */
-  startAsleep?: boolean;
   host: string;
   port: number;
   dataDir: string;
@@ -32,10 +30,10 @@ export interface ServeApiOptions {
   ownerReconcileIntervalMs?: number;
   /** SCHEDULER_ALLOW_MASS_REVOCATION. */
   allowMassRevocation?: boolean;
-  /** SCHEDULER_MAX_REVOCATION_SHARE (default 0.5). */
+  /** SCHEDULER_MAX_REVOCATION_SHARE (default DEFAULT_MAX_REVOCATION_SHARE). */
   maxRevocationShare?: number;
   rateLimitPerMinute: number;
-  /** Failed authentications a minute from one client address before 429 (default 20; 0: no limit). */
+  /** Failed authentications a minute from one client address before 429 (default DEFAULT_AUTH_FAILURES_PER_MINUTE; 0: no limit). */
   authFailuresPerMinute?: number;
   /** SCHEDULER_TRUST_PROXY: the proxies whose X-Forwarded-For is believed (default off). */
   trustProxy?: TrustProxy;
@@ -90,7 +88,7 @@ function ownerReconcilerOf(options: ServeApiOptions, keys: () => LoadedKeys, tol
       const result = await reconcileOwners(options.client, ring.principals(), {
         taskQueue: options.taskQueue,
         allowMassRevocation: options.allowMassRevocation ?? false,
-        maxShare: options.maxRevocationShare ?? 0.5,
+        maxShare: options.maxRevocationShare ?? DEFAULT_MAX_REVOCATION_SHARE,
         generation,
         told,
       });
@@ -119,8 +117,7 @@ function apiDependencies(options: ServeApiOptions, ring: () => KeyRing): ApiDepe
     client: options.client,
     taskQueue: options.taskQueue,
     jobTaskQueue: options.jobTaskQueue,
-    ...(options.armLeadMs !== undefined ? { armLeadMs: options.armLeadMs } : {}),
-    ...(options.startAsleep !== undefined ? { startAsleep: options.startAsleep } : {}),
+    ...scheduleStartOptions(options),
     keys: ring,
     tenantPolicy: options.tenantPolicy,
     rateLimitPerMinute: options.rateLimitPerMinute,
@@ -134,7 +131,7 @@ function apiDependencies(options: ServeApiOptions, ring: () => KeyRing): ApiDepe
     ...(options.calendar ? { calendar: options.calendar } : {}),
     metrics: createApiMetrics({
       client: options.client,
-      overdueAfterSeconds: options.overdueAfterSeconds ?? 300,
+      overdueAfterSeconds: options.overdueAfterSeconds ?? DEFAULT_OVERDUE_AFTER_S,
       workerMetricsUrl: options.workerMetricsUrl ?? null,
     }),
     metricsToken: options.metricsToken,

@@ -4,11 +4,13 @@
 // The app and its hooks are app.ts; the routes, thin adapters over the SDK, are plugins in routes/.
 import type { Client } from '@temporalio/client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DEFAULT_TEMPORAL_TIMEOUT_MS } from '../../model/defaults.js';
 import type { TenantPolicy } from '../../model/tenant-policy.js';
 import type { TrustProxy } from '../../model/trust-proxy.js';
 import type { KeyRing } from '../auth.js';
 import { SchedulerClient } from '../client.js';
 import { BackfillSlotLedger } from '../quotas.js';
+import { type ScheduleStartOptions, scheduleStartOptions } from '../sdk/options.js';
 import { createApp } from './app.js';
 import { type CalendarPoolOptions, calendarRunner, DEFAULT_CALENDAR_POOL } from './calendar-pool.js';
 import { consoleRoutes } from './console.js';
@@ -19,22 +21,17 @@ import { opsRoutes } from './routes/ops.js';
 import { previewRoutes } from './routes/preview.js';
 import { scheduleRoutes } from './routes/schedules.js';
 
-export { DEFAULT_RATE_LIMIT_PER_MINUTE } from './access.js';
+export { DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TEMPORAL_TIMEOUT_MS } from '../../model/defaults.js';
 export { DEFAULT_BODY_LIMIT_BYTES } from './app.js';
 export { DEFAULT_READINESS_CACHE_MS } from './readiness.js';
-export const DEFAULT_TEMPORAL_TIMEOUT_MS = 10_000;
 
-export interface ApiDependencies {
+export interface ApiDependencies extends ScheduleStartOptions {
   /** Temporal client for the scheduler's namespace. */
   client: Client;
   /** Task queue the scheduler's workers poll (readiness checks it has pollers). */
   taskQueue: string;
   /** Where JOB targets without a task_queue start. */
   jobTaskQueue: string;
-  /** SchedulerClientOptions.armLeadMs. */
-  armLeadMs?: number;
-  /** SchedulerClientOptions.startAsleep. */
-  startAsleep?: boolean;
   /** The current API keys; a function, so a reloaded key file takes effect without a restart. */
   keys: () => KeyRing;
   /** Failed authentications a minute from one client address before it is answered 429; 0: no limit. */
@@ -106,8 +103,7 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
       client: deps.client,
       taskQueue: deps.taskQueue,
       jobTaskQueue: deps.jobTaskQueue,
-      ...(deps.armLeadMs !== undefined ? { armLeadMs: deps.armLeadMs } : {}),
-      ...(deps.startAsleep !== undefined ? { startAsleep: deps.startAsleep } : {}),
+      ...scheduleStartOptions(deps),
       principal: request.principal!,
       tenantPolicy: deps.tenantPolicy,
       // The SDK's own read deadline would replace the request's: keep them the same.

@@ -3,7 +3,8 @@
 // a list of 100 runs 100 workflow queries, so counting requests let one key order far more work than its
 // limit suggests; and the budget is the tenant's, so a tenant with many owners does not get many budgets).
 // @fastify/rate-limit counts requests and cannot weigh them, so it keeps only the public routes (per client
-// address); this module is the one for callers with a key. In memory, per API process.
+// address); this module is the one for callers with a key. In memory, per API process. Not
+// rate-limiter-flexible: it counts refused requests too, and cannot carry a charge into the next windows.
 
 /** What one request costs, in units of a single read (docs/tenancy-and-security.md, "Rate limits"). */
 export const REQUEST_UNIT_COSTS = {

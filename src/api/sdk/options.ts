@@ -69,6 +69,17 @@ export interface SchedulerClientOptions {
   calendar?: SlotRunner;
 }
 
+/** How a new schedule starts (jobs armed ahead, the schedule asleep): carried as is from `npm start` to the SDK. */
+const SCHEDULE_START_KEYS = ['armLeadMs', 'startAsleep'] as const;
+export type ScheduleStartOptions = Pick<SchedulerClientOptions, (typeof SCHEDULE_START_KEYS)[number]>;
+
+/** The start options `from` sets, those it leaves unset left out (the SDK's defaults then apply). */
+export function scheduleStartOptions(from: ScheduleStartOptions): ScheduleStartOptions {
+  return Object.fromEntries(
+    SCHEDULE_START_KEYS.filter((key) => from[key] !== undefined).map((key) => [key, from[key]]),
+  );
+}
+
 export interface ListFilter {
   status?: ScheduleStatus;
   timing_kind?: TimingKind;

@@ -14,6 +14,7 @@ import {
   type ScheduleSpec,
   toNextRun,
 } from '../../model/contracts.js';
+import { DEFAULT_TEMPORAL_TIMEOUT_MS } from '../../model/defaults.js';
 import { withExplanation } from '../../model/explanation.js';
 import { scheduleIdOf, scheduleWorkflowId } from '../../model/ids.js';
 import type { SlotBatchRequest } from '../../model/slots.js';
@@ -58,7 +59,6 @@ const STALE_CLOCK_RETRY: RetryPolicy = {
       "the schedule's worker refused every read: its newest history events wait for a workflow task the worker has not run yet (busy); retry",
     ),
 };
-const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /** Without a policy: only what every deployment refuses (scheduler workflows, the scheduler's own queue). */
 const ALWAYS_CHECKED = TenantPolicy.openToAll();
 
@@ -158,7 +158,7 @@ export class ScheduleCalls {
    * waiting for the server's own query timeout (30 s on the dev server) or forever.
    */
   async read<T>(scheduleId: string, body: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + (this.options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+    const deadline = Date.now() + (this.options.readTimeoutMs ?? DEFAULT_TEMPORAL_TIMEOUT_MS);
     try {
       return await this.options.client.connection.withDeadline(deadline, body);
     } catch (err) {

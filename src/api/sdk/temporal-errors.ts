@@ -1,5 +1,6 @@
 // What a failed call to Temporal means to the scheduler: the SDK's translation into SchedulerErrors, and the
-// one decision of "Temporal unavailable" that the SDK and the HTTP problems (src/api/http/problems.ts) share.
+// one decision of "Temporal unavailable" (and of "Temporal refused our credentials") that the SDK and the
+// HTTP problems (src/api/http/problems.ts) share. Codes are grpc-js's `status`, never numbers.
 import { status } from '@grpc/grpc-js';
 import {
   WorkflowNotFoundError,
@@ -10,7 +11,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { INVALID_REQUEST, INVALID_STATE, VERSION_CONFLICT } from '../../workflows/definitions.js';
 import { SchedulerError, UnavailableError } from '../errors.js';
 
-/** The gRPC status code of a failed call: the error's own, or its cause's (the Temporal client's wrapping). */
+/**
+ * The gRPC status code of a failed call: the error's own, or its cause's (the Temporal client's wrapping).
+ * Any numeric `code` counts, not only what @temporalio/client's isGrpcServiceError accepts (which also wants
+ * `details` and `metadata`): unit tests stand in for the server with errors that have a code, no metadata.
+ */
 export const grpcCode = (err: unknown): number | undefined => {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
   const code = typeof e?.code === 'number' ? e.code : e?.cause?.code;
@@ -30,17 +35,32 @@ const NO_ANSWER_CODES: ReadonlySet<number> = new Set([
   status.RESOURCE_EXHAUSTED,
 ]);
 
+/** Whether `err` or an error in its chain of causes passes `test` (the Temporal client wraps gRPC errors). */
+function someCause(err: unknown, test: (e: { code?: unknown }) => boolean): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (test(e)) return true;
+  }
+  return false;
+}
+
 /**
  * True when Temporal, or the scheduler worker behind it, did not answer in time or refused to answer for
  * now: the error or any of its causes. An update's RPC that timed out (or was cancelled) is one too.
  */
-export function isTemporalUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.code === 'number' && NO_ANSWER_CODES.has(e.code)) return true;
-    if (e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
-  }
-  return false;
-}
+export const isTemporalUnavailable = (err: unknown): boolean =>
+  someCause(
+    err,
+    (e) =>
+      (typeof e.code === 'number' && NO_ANSWER_CODES.has(e.code)) ||
+      e instanceof WorkflowUpdateRPCTimeoutOrCancelledError,
+  );
+
+/**
+ * True when Temporal refused the call for this deployment's credentials. The API's own refusals of a tenant
+ * are SchedulerErrors, never gRPC codes: a gRPC PermissionDenied here is the server refusing our key.
+ */
+export const isTemporalRefusal = (err: unknown): boolean =>
+  someCause(err, (e) => e.code === status.PERMISSION_DENIED || e.code === status.UNAUTHENTICATED);
 
 /** A query to a schedule created asleep before anything woke it: the server has no task to answer it. */
 export function isAsleep(err: unknown): boolean {
