@@ -33,42 +33,43 @@ export const PATCHES = {
     effect:
       'a JOB of a schedule that waits for none starts from an activity; only changed search attributes are upserted',
     release: 'v0.2.0',
-    asked: 'in the run’s first activation (resolveBehaviour)',
+    asked: 'in the run’s first activation (RunVersion.takeUpAtFirstActivation)',
   },
   HANDLERS_WHILE_DRAINING: {
     level: 4,
     id: 'v0.3-handlers-while-draining',
     effect: 'commands arriving while hand-offs drain (full history, ended schedule) are applied',
     release: 'v0.3.0',
-    asked: 'in the run’s first activation (resolveBehaviour)',
+    asked: 'in the run’s first activation (RunVersion.takeUpAtFirstActivation)',
   },
   NO_LOCAL_ACTIVITIES: {
     level: 5,
     id: 'v0.3-no-local-activities',
     effect: 'slot batches and job starts are regular activities, not local ones',
     release: 'v0.3.0',
-    asked: 'in the run’s first activation (resolveBehaviour)',
+    asked: 'in the run’s first activation (RunVersion.takeUpAtFirstActivation)',
   },
   INERT_LOCAL_START: {
     level: 6,
     id: 'v0.4-inert-local-job-start',
     effect: 'a recurring ALLOW JOB fire whose result wakes nothing starts locally (one task per fire)',
     release: 'v0.4.0',
-    asked: 'in the run’s first activation, last of the three inert-start IDs (resolveBehaviour)',
+    asked:
+      'in the run’s first activation, last of the three inert-start IDs (RunVersion.takeUpAtFirstActivation)',
   },
   NO_INERT_LOCAL_START: {
     level: 7,
     id: 'v0.4.1-no-inert-local-job-start',
     effect: 'inert local starts off again for new runs',
     release: 'v0.4.1',
-    asked: 'in the run’s first activation, second of the three (resolveBehaviour)',
+    asked: 'in the run’s first activation, second of the three (RunVersion.takeUpAtFirstActivation)',
   },
   INERT_LOCAL_START_GUARDED: {
     level: 8,
     id: 'v0.4.2-inert-local-job-start',
     effect: 'inert local starts on again, under the stale-clock guard',
     release: 'v0.4.2',
-    asked: 'in the run’s first activation, first of the three (resolveBehaviour)',
+    asked: 'in the run’s first activation, first of the three (RunVersion.takeUpAtFirstActivation)',
   },
   TARGETS_BOUND: {
     level: 9,
@@ -77,7 +78,7 @@ export const PATCHES = {
       'a child JOB start is authorized first; a revoked owner’s trigger, backfill and queue are refused',
     release: 'v0.5.0',
     asked:
-      'at the top of every pass of the loop until true (askEachPass), never in runs with local activities',
+      'at the top of every pass of the loop until true (RunVersion.takeUpAtTopOfPass), never in runs with local activities',
   },
   BOUNDED_HANDOFFS: {
     level: 10,
@@ -85,7 +86,8 @@ export const PATCHES = {
     effect:
       'at most handoffBound() hand-offs in flight; continue-as-new past 2 MiB; the payload once per hand-off',
     release: 'v0.5.1',
-    asked: 'at the top of every pass of the loop until true (askEachPass), after TARGETS_BOUND',
+    asked:
+      'at the top of every pass of the loop until true (RunVersion.takeUpAtTopOfPass), after TARGETS_BOUND',
   },
   TZ_HORIZON: {
     level: 11,
@@ -93,7 +95,8 @@ export const PATCHES = {
     effect:
       'a buffered slot fires only on instants computed at most TZ_HORIZON before it (else recomputed first); recompute and tz notes applied; SchedulerTzVersion and SchedulerZones shown',
     release: 'v0.6.0',
-    asked: 'at the top of every pass of the loop until true (askEachPass), after BOUNDED_HANDOFFS',
+    asked:
+      'at the top of every pass of the loop until true (RunVersion.takeUpAtTopOfPass), after BOUNDED_HANDOFFS',
   },
   ARMED_HANDOFFS: {
     level: 12,
@@ -101,11 +104,11 @@ export const PATCHES = {
     effect:
       'a recurring ALLOW JOB is started ahead of its slot with a start delay to its instant (armLeadMs); pause, edit, cancel and revocation disarm what has not begun',
     release: 'v0.8.0',
-    asked: 'at the top of every pass of the loop until true (askEachPass), after TZ_HORIZON',
+    asked: 'at the top of every pass of the loop until true (RunVersion.takeUpAtTopOfPass), after TZ_HORIZON',
   },
 } as const;
 
-type Patch = (typeof PATCHES)[keyof typeof PATCHES];
+export type Patch = (typeof PATCHES)[keyof typeof PATCHES];
 
 /**
  * The patches a run of SCHEDULE_WORKFLOW_TYPE was born knowing: every row up to ARMED_HANDOFFS (0.9 and
@@ -114,79 +117,61 @@ type Patch = (typeof PATCHES)[keyof typeof PATCHES];
  */
 export const KNOWN_AT_BIRTH_V2 = PATCHES.ARMED_HANDOFFS.level;
 
-/** Whether a run born knowing `knownAtBirth` takes `patch` as answered true without asking. */
-const knownAt = (knownAtBirth: number, patch: Patch): boolean => patch.level <= knownAtBirth;
-/** A patch as a run sees it: known at birth (true, nothing recorded), else asked. */
-const has = (knownAtBirth: number, patch: Patch): boolean =>
-  knownAt(knownAtBirth, patch) || wf.patched(patch.id);
-
 /**
- * What a run does, as the patches asked in its first activation answered. Resolved once, before any other
- * `wf.*` call, in this order and with this short-circuit: the markers of a history recorded by any release
- * are then met in the order that release asked them.
+ * Which rows of PATCHES a run follows: the only way its behaviour depends on its history's age (`has`, the
+ * model is Temporal's `hasMinVersion`). A row up to `knownAtBirth` is followed without asking; any other is
+ * followed once `patched()` answered true where the table's `asked` says — and only there, so that every
+ * history meets its markers where the release that recorded it asked them:
+ * - at the run's first activation (`takeUpAtFirstActivation`, before any other `wf.*` call): decided once;
+ * - at the top of every pass of the loop until true (`takeUpAtTopOfPass`): a run switches at its next pass;
+ * - where first needed (`ask`): SMALL_FIRST_BATCH and VERSION_MEMO, asked again each time until true.
+ * A row answered false stays false until asked again; nothing else reads `patched()`.
  */
-export interface Behaviour {
-  /** The level of PATCHES the run was born knowing (0: the first workflow type, which asks them all). */
-  readonly knownAtBirth: number;
-  /** PER_FIRE_COST. */
-  readonly perFireCost: boolean;
-  /** HANDLERS_WHILE_DRAINING. */
-  readonly servesHandlersWhileDraining: boolean;
-  /** Not NO_LOCAL_ACTIVITIES: a run of 0.2 or before. */
-  readonly localActivities: boolean;
-  /** GUARDED, or (not NO_INERT and INERT): never in a run with local activities. */
-  readonly inertLocalStarts: boolean;
-}
+export class RunVersion {
+  private readonly taken = new Set<number>();
 
-export function resolveBehaviour(knownAtBirth: number): Behaviour {
-  const perFireCost = has(knownAtBirth, PATCHES.PER_FIRE_COST);
-  const servesHandlersWhileDraining = has(knownAtBirth, PATCHES.HANDLERS_WHILE_DRAINING);
-  const localActivities = !has(knownAtBirth, PATCHES.NO_LOCAL_ACTIVITIES);
-  const inertLocalStarts =
-    !localActivities &&
-    (has(knownAtBirth, PATCHES.INERT_LOCAL_START_GUARDED) ||
-      (!has(knownAtBirth, PATCHES.NO_INERT_LOCAL_START) && has(knownAtBirth, PATCHES.INERT_LOCAL_START)));
-  return Object.freeze({
-    knownAtBirth,
-    perFireCost,
-    servesHandlersWhileDraining,
-    localActivities,
-    inertLocalStarts,
-  });
-}
+  constructor(readonly knownAtBirth: number) {}
 
-/**
- * The patches a run takes up at the top of a pass of its loop (where no local activity is in flight), so
- * that runs started before them switch at their next pass rather than at their next continue-as-new. Each
- * is asked until it answers true, in table order; runs with local activities (0.2 and before) never ask.
- */
-export class PatchesAskedEachPass {
-  targetsBound: boolean;
-  handoffsBounded: boolean;
-  tzHorizon: boolean;
-  armedHandoffs: boolean;
-
-  constructor(private readonly behaviour: Behaviour) {
-    const known = behaviour.knownAtBirth;
-    this.targetsBound = knownAt(known, PATCHES.TARGETS_BOUND);
-    this.handoffsBounded = knownAt(known, PATCHES.BOUNDED_HANDOFFS);
-    this.tzHorizon = knownAt(known, PATCHES.TZ_HORIZON);
-    this.armedHandoffs = knownAt(known, PATCHES.ARMED_HANDOFFS);
+  has(patch: Patch): boolean {
+    return patch.level <= this.knownAtBirth || this.taken.has(patch.level);
   }
 
-  askAtTopOfPass(): void {
-    if (this.behaviour.localActivities) return;
-    if (!this.targetsBound) this.targetsBound = wf.patched(PATCHES.TARGETS_BOUND.id);
-    if (!this.handoffsBounded) this.handoffsBounded = wf.patched(PATCHES.BOUNDED_HANDOFFS.id);
-    if (!this.tzHorizon) this.tzHorizon = wf.patched(PATCHES.TZ_HORIZON.id);
-    if (!this.armedHandoffs) this.armedHandoffs = wf.patched(PATCHES.ARMED_HANDOFFS.id);
+  /** Asks `patch` unless the run follows it already (a new history records its marker). */
+  ask(patch: Patch): boolean {
+    if (!this.has(patch) && wf.patched(patch.id)) this.taken.add(patch.level);
+    return this.has(patch);
+  }
+
+  /** The rows of the first activation, in the order and with the short-circuits every release asked them. */
+  takeUpAtFirstActivation(): this {
+    this.ask(PATCHES.PER_FIRE_COST);
+    this.ask(PATCHES.HANDLERS_WHILE_DRAINING);
+    // Runs with local activities (0.2 and before) never knew the inert starts.
+    if (!this.ask(PATCHES.NO_LOCAL_ACTIVITIES)) return this;
+    // Newest first: a history of 0.4.1 answers the switch-off, and 0.4.0's ID is then not asked.
+    if (!this.ask(PATCHES.INERT_LOCAL_START_GUARDED) && !this.ask(PATCHES.NO_INERT_LOCAL_START))
+      this.ask(PATCHES.INERT_LOCAL_START);
+    return this;
+  }
+
+  /** The rows a run takes up at the top of a pass (no local activity in flight), each until true. */
+  takeUpAtTopOfPass(): void {
+    if (usesLocalActivities(this)) return;
+    this.ask(PATCHES.TARGETS_BOUND);
+    this.ask(PATCHES.BOUNDED_HANDOFFS);
+    this.ask(PATCHES.TZ_HORIZON);
+    this.ask(PATCHES.ARMED_HANDOFFS);
   }
 }
 
-/** SMALL_FIRST_BATCH, asked where a calendar's first batch is computed. */
-export const askSmallFirstBatch = (b: Behaviour): boolean => has(b.knownAtBirth, PATCHES.SMALL_FIRST_BATCH);
-/** VERSION_MEMO, asked after an edit bumped the version and before continue-as-new. */
-export const askVersionMemo = (b: Behaviour): boolean => has(b.knownAtBirth, PATCHES.VERSION_MEMO);
+// The two rows whose effect is not one `has`: named by what the run does.
+/** Slot batches and job starts are local activities of the deciding task (runs of 0.2 and before). */
+export const usesLocalActivities = (v: RunVersion): boolean => !v.has(PATCHES.NO_LOCAL_ACTIVITIES);
+/** A recurring ALLOW JOB whose start wakes nothing starts within its task (0.4.0, and 0.4.2 on). */
+export const startsJobsInertly = (v: RunVersion): boolean =>
+  !usesLocalActivities(v) &&
+  (v.has(PATCHES.INERT_LOCAL_START_GUARDED) ||
+    (!v.has(PATCHES.NO_INERT_LOCAL_START) && v.has(PATCHES.INERT_LOCAL_START)));
 
 /**
  * The `patched()` IDs of the owner registry (workflows/owner-registry.ts), a workflow of its own: no level

@@ -170,7 +170,7 @@ export interface StartModeFacts {
   /** Overlap other than ALLOW, FIXED_DELAY, or a schedule that ends after its slots. */
   watchesCompletion: boolean;
   /** PATCHES.PER_FIRE_COST: before it every JOB was a child. */
-  perFireCost: boolean;
+  jobsFromActivity: boolean;
   /** The pass may start inertly (inertEligible). */
   startsMayBeInert: boolean;
 }
@@ -179,11 +179,11 @@ export function startMode(f: StartModeFacts): StartMode {
   if (f.targetType !== 'JOB') return 'HANDOFF_ACTIVITY';
   if (f.watchesCompletion) return 'CHILD_JOB';
   if (f.startsMayBeInert && f.trigger === 'SCHEDULE') return 'INERT_LOCAL_JOB_START';
-  return f.perFireCost ? 'JOB_START_ACTIVITY' : 'CHILD_JOB';
+  return f.jobsFromActivity ? 'JOB_START_ACTIVITY' : 'CHILD_JOB';
 }
 
 export interface InertFacts {
-  /** The run starts jobs inertly at all (Behaviour.inertLocalStarts). */
+  /** The run starts jobs inertly at all (patches.startsJobsInertly). */
   enabled: boolean;
   active: boolean;
   commandsWaiting: number;

@@ -1,4 +1,4 @@
-// The order in which a run asks its patches is part of every recorded history: resolveBehaviour must ask
+// The order in which a run asks its patches is part of every recorded history: RunVersion must ask
 // exactly these IDs, in this order, for each kind of run (the markers each release recorded). `patched` is
 // replaced by a recorder here (outside a workflow it cannot run); the replay test checks the real thing.
 import { existsSync } from 'node:fs';
@@ -14,32 +14,51 @@ vi.mock('@temporalio/workflow', () => ({
   },
 }));
 
-const {
-  askSmallFirstBatch,
-  askVersionMemo,
-  KNOWN_AT_BIRTH_V2,
-  PATCHES,
-  PatchesAskedEachPass,
-  resolveBehaviour,
-} = await import('../../src/workflows/patches.js');
+const { KNOWN_AT_BIRTH_V2, PATCHES, RunVersion, startsJobsInertly, usesLocalActivities } = await import(
+  '../../src/workflows/patches.js'
+);
+type Version = InstanceType<typeof RunVersion>;
+/** What a run does at its first activation, as the rows it asked then answered. */
+const firstActivation = (knownAtBirth: number) => {
+  const v = new RunVersion(knownAtBirth).takeUpAtFirstActivation();
+  return {
+    version: v,
+    jobsFromActivity: v.has(PATCHES.PER_FIRE_COST),
+    appliesCommandsWhileDraining: v.has(PATCHES.HANDLERS_WHILE_DRAINING),
+    localActivities: usesLocalActivities(v),
+    inertStarts: startsJobsInertly(v),
+  };
+};
+const passRows = (v: Version) => ({
+  targetsBound: v.has(PATCHES.TARGETS_BOUND),
+  handoffsBounded: v.has(PATCHES.BOUNDED_HANDOFFS),
+  tzHorizon: v.has(PATCHES.TZ_HORIZON),
+  armedHandoffs: v.has(PATCHES.ARMED_HANDOFFS),
+});
+/** A run past its first activation, with these rows of it answered true. */
+const runAfterFirstActivation = (rows: string[]) => {
+  present = new Set(rows);
+  const v = new RunVersion(0).takeUpAtFirstActivation();
+  asked.length = 0;
+  return v;
+};
 const P = Object.fromEntries(Object.entries(PATCHES).map(([name, p]) => [name, p.id])) as Record<
   keyof typeof PATCHES,
   string
 >;
 
-describe('resolveBehaviour asks the patches of the first activation in one order', () => {
+describe('RunVersion asks the patches of the first activation in one order', () => {
   beforeEach(() => {
     asked.length = 0;
   });
 
   it('a new run: everything on; the guarded inert start answers first, the older two are not asked', () => {
     present = new Set(Object.values(P));
-    expect(resolveBehaviour(0)).toEqual({
-      knownAtBirth: 0,
-      perFireCost: true,
-      servesHandlersWhileDraining: true,
+    expect(firstActivation(0)).toMatchObject({
+      jobsFromActivity: true,
+      appliesCommandsWhileDraining: true,
       localActivities: false,
-      inertLocalStarts: true,
+      inertStarts: true,
     });
     expect(asked).toEqual([
       P.PER_FIRE_COST,
@@ -51,13 +70,13 @@ describe('resolveBehaviour asks the patches of the first activation in one order
 
   it('a run of 0.2 (local activities): no inert-start ID is asked', () => {
     present = new Set([P.PER_FIRE_COST]);
-    expect(resolveBehaviour(0)).toMatchObject({ localActivities: true, inertLocalStarts: false });
+    expect(firstActivation(0)).toMatchObject({ localActivities: true, inertStarts: false });
     expect(asked).toEqual([P.PER_FIRE_COST, P.HANDLERS_WHILE_DRAINING, P.NO_LOCAL_ACTIVITIES]);
   });
 
   it('a run of 0.3: all three inert-start IDs asked, none present', () => {
     present = new Set([P.PER_FIRE_COST, P.HANDLERS_WHILE_DRAINING, P.NO_LOCAL_ACTIVITIES]);
-    expect(resolveBehaviour(0).inertLocalStarts).toBe(false);
+    expect(firstActivation(0).inertStarts).toBe(false);
     expect(asked.slice(3)).toEqual([
       P.INERT_LOCAL_START_GUARDED,
       P.NO_INERT_LOCAL_START,
@@ -72,7 +91,7 @@ describe('resolveBehaviour asks the patches of the first activation in one order
       P.NO_LOCAL_ACTIVITIES,
       P.INERT_LOCAL_START,
     ]);
-    expect(resolveBehaviour(0).inertLocalStarts).toBe(true);
+    expect(firstActivation(0).inertStarts).toBe(true);
     expect(asked.slice(3)).toEqual([
       P.INERT_LOCAL_START_GUARDED,
       P.NO_INERT_LOCAL_START,
@@ -87,7 +106,7 @@ describe('resolveBehaviour asks the patches of the first activation in one order
       P.NO_LOCAL_ACTIVITIES,
       P.NO_INERT_LOCAL_START,
     ]);
-    expect(resolveBehaviour(0).inertLocalStarts).toBe(false);
+    expect(firstActivation(0).inertStarts).toBe(false);
     expect(asked.slice(3)).toEqual([P.INERT_LOCAL_START_GUARDED, P.NO_INERT_LOCAL_START]);
   });
 });
@@ -100,34 +119,31 @@ describe('a run born knowing the patches (SCHEDULE_WORKFLOW_TYPE) asks none of t
   it('knows every row of 0.9 and before: the behaviour of a new run, with no marker asked', () => {
     // Present or not, nothing is asked: a recorded history of this type has no marker to meet.
     present = new Set();
-    const behaviour = resolveBehaviour(KNOWN_AT_BIRTH_V2);
-    expect(behaviour).toEqual({
-      knownAtBirth: KNOWN_AT_BIRTH_V2,
-      perFireCost: true,
-      servesHandlersWhileDraining: true,
+    const run = firstActivation(KNOWN_AT_BIRTH_V2);
+    expect(run).toMatchObject({
+      jobsFromActivity: true,
+      appliesCommandsWhileDraining: true,
       localActivities: false,
-      inertLocalStarts: true,
+      inertStarts: true,
     });
-    const each = new PatchesAskedEachPass(behaviour);
-    each.askAtTopOfPass();
-    expect(each).toMatchObject({
+    run.version.takeUpAtTopOfPass();
+    expect(passRows(run.version)).toEqual({
       targetsBound: true,
       handoffsBounded: true,
       tzHorizon: true,
       armedHandoffs: true,
     });
-    expect(askSmallFirstBatch(behaviour)).toBe(true);
-    expect(askVersionMemo(behaviour)).toBe(true);
+    expect(run.version.ask(PATCHES.SMALL_FIRST_BATCH)).toBe(true);
+    expect(run.version.ask(PATCHES.VERSION_MEMO)).toBe(true);
     expect(asked).toEqual([]);
   });
 
   it('a patch past its level is still asked: a later patch reaches these runs as it reaches the first type', () => {
     present = new Set();
-    const behaviour = resolveBehaviour(PATCHES.TARGETS_BOUND.level);
-    const each = new PatchesAskedEachPass(behaviour);
-    each.askAtTopOfPass();
+    const v = new RunVersion(PATCHES.TARGETS_BOUND.level).takeUpAtFirstActivation();
+    v.takeUpAtTopOfPass();
     expect(asked).toEqual([P.BOUNDED_HANDOFFS, P.TZ_HORIZON, P.ARMED_HANDOFFS]);
-    expect(each).toMatchObject({ targetsBound: true, handoffsBounded: false });
+    expect(passRows(v)).toMatchObject({ targetsBound: true, handoffsBounded: false });
   });
 
   it('levels are the table order, one each, and V2 knows them all', () => {
@@ -137,37 +153,36 @@ describe('a run born knowing the patches (SCHEDULE_WORKFLOW_TYPE) asks none of t
   });
 });
 
-describe('PatchesAskedEachPass', () => {
+describe('RunVersion.takeUpAtTopOfPass', () => {
   beforeEach(() => {
     asked.length = 0;
   });
 
   it('asks each at every pass until it answers true, then no more, in table order', () => {
+    const v = runAfterFirstActivation([
+      P.PER_FIRE_COST,
+      P.HANDLERS_WHILE_DRAINING,
+      P.NO_LOCAL_ACTIVITIES,
+      P.INERT_LOCAL_START_GUARDED,
+    ]);
     present = new Set();
-    const each = new PatchesAskedEachPass({
-      knownAtBirth: 0,
-      perFireCost: true,
-      servesHandlersWhileDraining: true,
-      localActivities: false,
-      inertLocalStarts: true,
-    });
-    each.askAtTopOfPass();
+    v.takeUpAtTopOfPass();
     expect(asked).toEqual([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON, P.ARMED_HANDOFFS]);
     present = new Set([P.TARGETS_BOUND]);
-    each.askAtTopOfPass();
-    expect(each).toMatchObject({
+    v.takeUpAtTopOfPass();
+    expect(passRows(v)).toEqual({
       targetsBound: true,
       handoffsBounded: false,
       tzHorizon: false,
       armedHandoffs: false,
     });
     present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS]);
-    each.askAtTopOfPass();
+    v.takeUpAtTopOfPass();
     present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON]);
-    each.askAtTopOfPass();
+    v.takeUpAtTopOfPass();
     present = new Set([P.TARGETS_BOUND, P.BOUNDED_HANDOFFS, P.TZ_HORIZON, P.ARMED_HANDOFFS]);
-    each.askAtTopOfPass();
-    each.askAtTopOfPass();
+    v.takeUpAtTopOfPass();
+    v.takeUpAtTopOfPass();
     expect(asked).toEqual([
       P.TARGETS_BOUND,
       P.BOUNDED_HANDOFFS,
@@ -184,7 +199,7 @@ describe('PatchesAskedEachPass', () => {
       P.ARMED_HANDOFFS,
       P.ARMED_HANDOFFS,
     ]);
-    expect(each).toMatchObject({
+    expect(passRows(v)).toEqual({
       targetsBound: true,
       handoffsBounded: true,
       tzHorizon: true,
@@ -192,18 +207,22 @@ describe('PatchesAskedEachPass', () => {
     });
   });
 
+  it('a row answered true is not asked again where first needed; false is asked again', () => {
+    const v = runAfterFirstActivation([P.PER_FIRE_COST]);
+    present = new Set();
+    expect(v.ask(PATCHES.SMALL_FIRST_BATCH)).toBe(false);
+    present = new Set([P.SMALL_FIRST_BATCH]);
+    expect(v.ask(PATCHES.SMALL_FIRST_BATCH)).toBe(true);
+    expect(v.ask(PATCHES.SMALL_FIRST_BATCH)).toBe(true);
+    expect(asked).toEqual([P.SMALL_FIRST_BATCH, P.SMALL_FIRST_BATCH]);
+  });
+
   it('a run with local activities never asks them', () => {
+    const v = runAfterFirstActivation([P.PER_FIRE_COST]);
     present = new Set(Object.values(P));
-    const each = new PatchesAskedEachPass({
-      knownAtBirth: 0,
-      perFireCost: true,
-      servesHandlersWhileDraining: false,
-      localActivities: true,
-      inertLocalStarts: false,
-    });
-    each.askAtTopOfPass();
+    v.takeUpAtTopOfPass();
     expect(asked).toEqual([]);
-    expect(each).toMatchObject({
+    expect(passRows(v)).toEqual({
       targetsBound: false,
       handoffsBounded: false,
       tzHorizon: false,

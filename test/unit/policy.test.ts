@@ -162,7 +162,7 @@ describe('startMode', () => {
     targetType: 'JOB',
     trigger: 'SCHEDULE',
     watchesCompletion: false,
-    perFireCost: true,
+    jobsFromActivity: true,
     startsMayBeInert: false,
     ...over,
   });
@@ -188,7 +188,7 @@ describe('startMode', () => {
   });
 
   it('before the per-fire-cost patch every JOB was a child', () => {
-    expect(startMode(job({ perFireCost: false }))).toBe('CHILD_JOB');
+    expect(startMode(job({ jobsFromActivity: false }))).toBe('CHILD_JOB');
     expect(startMode(job())).toBe('JOB_START_ACTIVITY');
   });
 });

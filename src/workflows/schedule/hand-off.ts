@@ -10,7 +10,7 @@ import {
   PERMANENT_HANDOFF_ERROR,
   REFUSED_BY_POLICY,
 } from '../../model/handoff-failures.js';
-import type { Behaviour, PatchesAskedEachPass } from '../patches.js';
+import { PATCHES, type RunVersion, usesLocalActivities } from '../patches.js';
 import { type StartMode, startMode } from '../policy.js';
 import { type ArmedStart, authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './job-start.js';
 import type { Ledger } from './ledger.js';
@@ -51,12 +51,16 @@ export interface HandOffContext {
   readonly state: ScheduleState;
   readonly ledger: Ledger;
   readonly inFlight: InFlight;
-  readonly behaviour: Behaviour;
-  readonly asked: PatchesAskedEachPass;
+  readonly version: RunVersion;
   readonly defaultJobTaskQueue: string;
   /** A hand-off's result tells the tenant's quota in force (since v0.5.1 activities). */
   learnQuota(told: { inFlightLimit?: number | null }): void;
   wakeLoop(): void;
+  /** Counts an arming (PATCHES.ARMED_HANDOFFS) and returns its number. */
+  nextArming(): number;
+  /** An awaited child started, or finished: the overlap policy counts it meanwhile. */
+  childAwaited(occurrenceId: string, workflowId: string): void;
+  childFinished(occurrenceId: string): void;
 }
 
 type JobTarget = Extract<Target, { type: 'JOB' }>;
@@ -79,14 +83,13 @@ export function handOffNow(
     targetType: target.type,
     trigger: occ.trigger,
     watchesCompletion: watchesCompletion(run.state.spec),
-    perFireCost: run.behaviour.perFireCost,
+    jobsFromActivity: run.version.has(PATCHES.PER_FIRE_COST),
     startsMayBeInert: inert,
   });
   // Names this emission: a start retried after a crash gets back the run it already started. A disarm
   // takes its count back, so an arming is also named by its number: a re-arm is another emission. (Both
   // are state, the same in a workflow task retried after a crash; the task's time is not.)
-  if (armed) run.state.armings = (run.state.armings ?? 0) + 1;
-  const arming = armed ? `/armed${run.state.armings}` : '';
+  const arming = armed ? `/armed${run.nextArming()}` : '';
   const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}${arming}`;
   void runHandOff(run, occ, target, mode, emission, armed);
 }
@@ -148,7 +151,7 @@ async function startFromActivity(
   armed: ArmedStart | null,
 ) {
   run.inFlight.jobStarts += 1;
-  const local = run.behaviour.localActivities;
+  const local = usesLocalActivities(run.version);
   const envelope = run.ledger.envelope(occ);
   const started = await startJobInActivity(
     target,
@@ -165,7 +168,7 @@ async function startFromActivity(
 }
 
 async function startAsChild(run: HandOffContext, occ: Occurrence, target: JobTarget) {
-  if (run.asked.targetsBound) {
+  if (run.version.has(PATCHES.TARGETS_BOUND)) {
     // A child start is a command, not an activity: the policy in force is asked right before it.
     const verdict = await authorizeJobStart({
       tenant_id: run.state.identity.tenant_id,
@@ -180,6 +183,7 @@ async function startAsChild(run: HandOffContext, occ: Occurrence, target: JobTar
   const started = await startJob(target, run.ledger.envelope(occ), run.defaultJobTaskQueue);
   // Asked now, not at the emission: an edit applied meanwhile decides whether the run awaits the job.
   const awaited = run.ledger.recordChildStarted(occ, started, watchesCompletion(run.state.spec));
+  if (awaited) run.childAwaited(occ.occurrence_id, started.workflowId);
   if (!awaited || started.duplicate) return;
   void started.result
     .then(
@@ -188,6 +192,7 @@ async function startAsChild(run: HandOffContext, occ: Occurrence, target: JobTar
     )
     .then((outcome) => {
       run.ledger.recordChildFinished(occ, outcome);
+      run.childFinished(occ.occurrence_id);
       run.wakeLoop();
     });
 }
@@ -195,7 +200,7 @@ async function startAsChild(run: HandOffContext, occ: Occurrence, target: JobTar
 /** A WORKFLOW_SIGNAL or EVENT; since v0.5.1 the payload travels in the envelope only, not in the target. */
 async function handOffToTarget(run: HandOffContext, occ: Occurrence, target: Exclude<Target, JobTarget>) {
   const result = await handOff({
-    target: run.asked.handoffsBounded ? { ...target, payload: undefined } : target,
+    target: run.version.has(PATCHES.BOUNDED_HANDOFFS) ? { ...target, payload: undefined } : target,
     occurrence: run.ledger.envelope(occ),
   });
   run.learnQuota(result);

@@ -24,41 +24,47 @@ import {
   triggerNowUpdate,
   wakeUpdate,
 } from '../definitions.js';
-import {
-  endedRefusal,
-  invalidRequest,
-  recomputeRefusal,
-  revokedRefusal,
-  versionRefusal,
-} from './commands.js';
+import { recomputeRefusal } from './commands.js';
+import { invalidRequest } from './lifecycle.js';
 import type { ScheduleRun } from './run.js';
 import type { Command } from './state.js';
 import { describe } from './views.js';
 
-export function registerHandlers(run: ScheduleRun): void {
-  const { commands } = run;
-  const s = run.state;
-  const submit = <T>(make: (done: (r: T | Error) => void) => Command): Promise<T> => {
-    let outcome: T | Error | undefined;
-    let settled = false;
-    commands.push(
-      make((r) => {
-        outcome = r;
-        settled = true;
-      }),
-    );
-    return wf
-      .condition(() => settled)
-      .then(() => {
-        if (outcome instanceof Error) throw outcome;
-        return outcome as T;
-      });
-  };
-  const requireHandingOff = () => {
-    const refusal = endedRefusal(s) ?? (s.ownerRevoked ? revokedRefusal(s) : null);
-    if (refusal) throw refusal;
-  };
+/** A command for the loop, and its answer once the loop applied it (an Error is thrown to the caller). */
+function submit<T>(commands: Command[], make: (done: (r: T | Error) => void) => Command): Promise<T> {
+  let outcome: T | Error | undefined;
+  let settled = false;
+  commands.push(
+    make((r) => {
+      outcome = r;
+      settled = true;
+    }),
+  );
+  return wf
+    .condition(() => settled)
+    .then(() => {
+      if (outcome instanceof Error) throw outcome;
+      return outcome as T;
+    });
+}
 
+const refuse = (refusal: Error | null) => {
+  if (refusal) throw refusal;
+};
+
+/**
+ * Set in this order, before the loop's first await: signals that arrived before the run began are handed
+ * to their handlers as each is set.
+ */
+export function registerHandlers(run: ScheduleRun): void {
+  registerLifecycleSignals(run.commands);
+  registerUpdates(run);
+  registerDataSignals(run.commands);
+  wf.setHandler(describeQuery, () => describe(run.state));
+  wf.setHandler(wakeUpdate, () => null);
+}
+
+function registerLifecycleSignals(commands: Command[]): void {
   wf.setHandler(pauseSignal, (request) => {
     commands.push({ kind: 'pause', note: request?.note ?? null });
   });
@@ -68,22 +74,28 @@ export function registerHandlers(run: ScheduleRun): void {
   wf.setHandler(ownerRevokedSignal, (request) => {
     commands.push({ kind: 'revokeOwner', reason: request.reason });
   });
-  wf.setHandler(editUpdate, (request) => submit<EditResult>((done) => ({ kind: 'edit', request, done })), {
-    validator: (request) => {
-      const refusal = endedRefusal(s) ?? versionRefusal(s, request.expected_version);
-      if (refusal) throw refusal;
-    },
-  });
+}
+
+function registerUpdates(run: ScheduleRun): void {
+  const { commands, lifecycle } = run;
+  // Validators run live only, where every run is bound to its tenant's targets (PATCHES.TARGETS_BOUND).
+  const requireHandingOff = () => refuse(lifecycle.handOffRefusal());
   wf.setHandler(
-    triggerNowUpdate,
-    (request) => submit<Occurrence>((done) => ({ kind: 'trigger', request, done })),
+    editUpdate,
+    (request) => submit<EditResult>(commands, (done) => ({ kind: 'edit', request, done })),
     {
-      validator: (_request) => requireHandingOff(),
+      validator: (request) =>
+        refuse(lifecycle.endedRefusal() ?? lifecycle.versionRefusal(request.expected_version)),
     },
   );
   wf.setHandler(
+    triggerNowUpdate,
+    (request) => submit<Occurrence>(commands, (done) => ({ kind: 'trigger', request, done })),
+    { validator: (_request) => requireHandingOff() },
+  );
+  wf.setHandler(
     backfillUpdate,
-    (request) => submit<BackfillResult>((done) => ({ kind: 'backfill', request, done })),
+    (request) => submit<BackfillResult>(commands, (done) => ({ kind: 'backfill', request, done })),
     {
       validator: (request) => {
         requireHandingOff();
@@ -93,10 +105,10 @@ export function registerHandlers(run: ScheduleRun): void {
     },
   );
   wf.setHandler(cancelUpdate, (request) =>
-    submit<ScheduleDescription>((done) => ({ kind: 'cancel', request, done })),
+    submit<ScheduleDescription>(commands, (done) => ({ kind: 'cancel', request, done })),
   );
   wf.setHandler(takeOverUpdate, (request) =>
-    submit<{ owner_ref: string; taken_over: boolean }>((done) => ({
+    submit<{ owner_ref: string; taken_over: boolean }>(commands, (done) => ({
       kind: 'takeOver',
       ownerRef: request.owner_ref,
       done,
@@ -104,14 +116,12 @@ export function registerHandlers(run: ScheduleRun): void {
   );
   wf.setHandler(
     recomputeUpdate,
-    (request) => submit<RecomputeResult>((done) => ({ kind: 'recompute', request, done })),
-    {
-      validator: (_request) => {
-        const refusal = recomputeRefusal(s);
-        if (refusal) throw refusal;
-      },
-    },
+    (request) => submit<RecomputeResult>(commands, (done) => ({ kind: 'recompute', request, done })),
+    { validator: (_request) => refuse(recomputeRefusal(run.state)) },
   );
+}
+
+function registerDataSignals(commands: Command[]): void {
   wf.setHandler(newerTzSignal, (request) => {
     if (typeof request?.version === 'string')
       commands.push({ kind: 'noteNewerTz', version: request.version });
@@ -120,6 +130,4 @@ export function registerHandlers(run: ScheduleRun): void {
     if (typeof request?.version === 'string')
       commands.push({ kind: 'noteNewerHolidays', version: request.version });
   });
-  wf.setHandler(describeQuery, () => describe(s));
-  wf.setHandler(wakeUpdate, () => null);
 }

@@ -17,6 +17,7 @@ import type { HandoffActivities, JobStartRequest, JobStartResult } from '../../a
 import type { OccurrenceEnvelope, Target } from '../../model/contracts.js';
 import { PERMANENT_HANDOFF_ERROR } from '../../model/handoff-failures.js';
 import { OccurrenceIdKey, ScheduledForKey, ScheduleIdKey, TenantIdKey } from '../search-attributes.js';
+import { localActivities } from './legacy.js';
 
 export type { OccurrenceEnvelope };
 
@@ -87,10 +88,7 @@ const jobStartActivityOptions = {
     nonRetryableErrorTypes: [PERMANENT_HANDOFF_ERROR],
   },
 } satisfies wf.ActivityOptions;
-const startJobLocally =
-  wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(
-    jobStartActivityOptions,
-  ).startJobWorkflow;
+const startJobLocally = localActivities.startJob(jobStartActivityOptions);
 // An inert start (PATCHES.INERT_LOCAL_START in patches.ts) must resolve before the next wake and retry
 // within core: no backoff timer after its result (the retry threshold is above its whole budget).
 const startJobInertly = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflow'>>({

@@ -1,5 +1,6 @@
 // The schedule's record of its occurrences: every status an occurrence takes and every counter that moves
-// is written here, so describe, the exported metrics and the hand-off envelope agree. Bounded: the oldest
+// is written here and nowhere else (state.ts, STATE_OWNERS), so describe, the exported metrics and the
+// hand-off envelope agree. Bounded: the oldest
 // finished occurrences make room; active ones stay however many there are.
 import * as wf from '@temporalio/workflow';
 import type { JobStartResult } from '../../activities/handoff.js';
@@ -120,6 +121,16 @@ export class Ledger {
     this.count('skipped', occ);
   }
 
+  /** Decided to run: its hand-off starts now, or once the schedule's bound leaves room. */
+  recordDispatching(occ: Occurrence): void {
+    occ.status = 'DISPATCHING';
+  }
+
+  /** An armed job a disarm could not take back: it runs, and says why. */
+  noteNotDisarmed(occ: Occurrence, note: string): void {
+    occ.reason = [occ.reason, note].filter(Boolean).join('; ');
+  }
+
   markCancelled(ids: readonly string[]): void {
     for (const id of ids) {
       const occ = this.find(id);
@@ -215,8 +226,7 @@ export class Ledger {
 
   /**
    * An armed job terminated before it began: its emission is uncounted. Without `ended` (a pause, an edit)
-   * the occurrence is taken back and the slot is the calendar's again, its ID free for a later arming; with
-   * it (a cancel, a revocation) the occurrence ends so.
+   * the occurrence is taken back (forgotten); with it (a cancel, a revocation) the occurrence ends so.
    */
   recordDisarmed(occ: Occurrence, ended: { status: 'CANCELLED' | 'SKIPPED'; reason: string } | null): void {
     this.s.counters.fired -= 1;
@@ -233,12 +243,11 @@ export class Ledger {
       return;
     }
     this.forget(occ);
-    this.s.disarmed = [...(this.s.disarmed ?? []), { occurrenceId: occ.occurrence_id, fireAt: occ.fire_at }];
   }
 
   /**
    * A JOB started as a child: RUNNING while the run awaits it (`awaited`), else handed off like any other.
-   * Returns whether the run now awaits its completion.
+   * Returns whether the run now awaits its completion (the invoker counts it as running).
    */
   recordChildStarted(occ: Occurrence, started: { workflowId: string; duplicate: boolean }, awaited: boolean) {
     if (started.duplicate || !awaited) {
@@ -252,7 +261,6 @@ export class Ledger {
     occ.target_ref = started.workflowId;
     occ.attempt = 1;
     occ.status = 'RUNNING';
-    this.s.running.push({ occurrenceId: occ.occurrence_id, workflowId: started.workflowId });
     return true;
   }
 
@@ -263,6 +271,5 @@ export class Ledger {
   ): void {
     this.finish(occ, outcome.status, outcome.reason);
     if (outcome.status === 'FAILED') this.count('failed', occ);
-    this.s.running = this.s.running.filter((r) => r.occurrenceId !== occ.occurrence_id);
   }
 }

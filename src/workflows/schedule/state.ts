@@ -173,6 +173,41 @@ export interface ScheduleWorkflowInput {
   armLeadMs?: number;
 }
 
+/**
+ * The one module that writes each field of the state; every other reads it (test/unit/state-owners.test.ts
+ * holds the code to this table). The shape of the state is history; who writes it is not.
+ */
+export const STATE_OWNERS = {
+  identity: 'lifecycle',
+  spec: 'lifecycle',
+  version: 'lifecycle',
+  status: 'lifecycle',
+  pauseNote: 'lifecycle',
+  createdAt: 'lifecycle',
+  updatedAt: 'lifecycle',
+  ownerRevoked: 'lifecycle',
+  deletedAt: 'lifecycle',
+  watermark: 'generator',
+  buffer: 'generator',
+  cursor: 'generator',
+  exhausted: 'generator',
+  computedAt: 'generator',
+  tz: 'generator',
+  holidaysNewer: 'generator',
+  pendingFires: 'invoker',
+  queue: 'invoker',
+  running: 'invoker',
+  awaitingHandoff: 'invoker',
+  handoffQuota: 'invoker',
+  armed: 'invoker',
+  disarmed: 'invoker',
+  armings: 'invoker',
+  occurrences: 'ledger',
+  counters: 'ledger',
+  lastRunAt: 'ledger',
+  lastCompletedAt: 'ledger',
+} as const satisfies Record<keyof ScheduleState, 'lifecycle' | 'generator' | 'invoker' | 'ledger'>;
+
 /** What a handler asks of the loop, which applies commands one at a time between slot decisions. */
 export type Command =
   | { kind: 'pause'; note: string | null }
