@@ -107,95 +107,149 @@ class Peek {
   }
 }
 
+/** A rule's stream in the merge; `slot` is its place among the COUNT rules (-1: no COUNT). */
+interface Stream {
+  rule: SetRule;
+  slot: number;
+  peek: Peek;
+}
+
+/** Where the merge stands in each COUNT rule: what a cursor resumes from. */
+class Positions {
+  readonly at: Array<RulePosition | undefined>;
+  constructor(counted: number, pos: SetPosition | undefined) {
+    this.at = Array.from({ length: counted }, (_, k) => pos?.[k]);
+  }
+  /** consumes a rule item: a COUNT rule's position moves on (never back) */
+  take(s: Stream): void {
+    const item = s.peek.head!;
+    const p = this.at[s.slot];
+    if (s.slot >= 0 && item.n !== undefined && (p === undefined || item.wall >= p.wall))
+      this.at[s.slot] = { wall: item.wall, n: item.n };
+    s.peek.advance();
+  }
+  snapshot(): SetPosition | undefined {
+    return this.at.length > 0 ? [...this.at] : undefined;
+  }
+}
+
+/** The earliest wall among the rules' heads and the next RDATE (Infinity: nothing left). */
+function nextWall(incl: readonly Stream[], rdate: Nominal | undefined): number {
+  let w = Number.POSITIVE_INFINITY;
+  for (const s of incl) if (s.peek.head !== undefined && s.peek.head.wall < w) w = s.peek.head.wall;
+  if (rdate !== undefined && rdate.wall < w) w = rdate.wall;
+  return w;
+}
+
+/** What the RRULEs at wall `w` make of it: whether they hold it, and the latest UNTIL instant bounding it. */
+interface AtWall {
+  nominal: boolean;
+  bounded: boolean;
+  until: number;
+}
+
+function takeRules(incl: readonly Stream[], w: number, at: Positions): AtWall {
+  const here: AtWall = { nominal: false, bounded: true, until: Number.NEGATIVE_INFINITY };
+  for (const s of incl) {
+    if (s.peek.head?.wall !== w) continue;
+    here.nominal = true;
+    if (s.rule.until === undefined) here.bounded = false;
+    else here.until = Math.max(here.until, s.rule.until);
+    at.take(s);
+  }
+  return here;
+}
+
+/**
+ * Moves the EXRULEs up to wall `w`; returns whether one removes it. A COUNT EXRULE is counted through,
+ * each occurrence stepped over yielded as removed: work the fuel counts (a SECONDLY one between two
+ * yearly occurrences is millions of steps); one without COUNT jumps.
+ */
+function* takeExclusions(
+  excl: readonly Stream[],
+  w: number,
+  at: Positions,
+  dtstart: number,
+): Generator<Nominal, boolean, undefined> {
+  let removed = false;
+  for (const s of excl) {
+    if (s.peek.head !== undefined && s.peek.head.wall < w) {
+      if (s.slot < 0) s.peek = new Peek(ruleItems(s.rule, dtstart, w, undefined));
+      else {
+        while (s.peek.head !== undefined && s.peek.head.wall < w) {
+          const x = s.peek.head.wall;
+          at.take(s);
+          yield { wall: x, removed: true };
+        }
+      }
+    }
+    if (s.peek.head?.wall === w) {
+      removed = true;
+      at.take(s);
+    }
+  }
+  return removed;
+}
+
+/**
+ * The set's members with wall ≥ `from`, merged in wall order; `pos` resumes the COUNT rules (`counted`, in
+ * the cursor's order) where a cursor left them.
+ */
+function* merged(
+  parts: SetParts,
+  counted: readonly SetRule[],
+  from: number,
+  pos: SetPosition | undefined,
+): Generator<Nominal, void, undefined> {
+  const { dtstart, rrules, exrules, rdates, exDays } = parts;
+  const at = new Positions(counted.length, pos);
+  const stream = (rule: SetRule): Stream => {
+    const slot = counted.indexOf(rule);
+    return { rule, slot, peek: new Peek(ruleItems(rule, dtstart, from, at.at[slot])) };
+  };
+  const incl = rrules.map(stream);
+  const excl = exrules.map(stream);
+  let d = 0;
+  while (d < rdates.length && rdates[d]!.wall < from) d++;
+  for (;;) {
+    const w = nextWall(incl, rdates[d]);
+    if (w === Number.POSITIVE_INFINITY) return;
+
+    // everything at wall w is one nominal occurrence (the engine resolves it once), except RDATEs
+    // given as instants, which stay themselves
+    const here = takeRules(incl, w, at);
+    const instants: Nominal[] = [];
+    for (; d < rdates.length && rdates[d]!.wall === w; d++) {
+      const r = rdates[d]!;
+      if (r.instant !== undefined) instants.push(r);
+      else {
+        here.nominal = true;
+        here.bounded = false;
+      }
+    }
+    const removed = yield* takeExclusions(excl, w, at, dtstart);
+    // date-only EXDATEs are finitely many days: skipped here; an EXRULE may remove forever, so
+    // what it removes goes to the engine, whose fuel bounds the search
+    if (!removed && exDays.size > 0 && exDays.has(dayNumber(w))) continue;
+    const snapshot = at.snapshot();
+    if (removed) {
+      yield snapshot ? { wall: w, removed: true, pos: snapshot } : { wall: w, removed: true };
+      continue;
+    }
+    if (here.nominal) {
+      const item: Nominal = { wall: w };
+      if (here.bounded) item.until = here.until;
+      if (snapshot) item.pos = snapshot;
+      yield item;
+    }
+    for (const r of instants) yield snapshot ? { ...r, pos: snapshot } : r;
+  }
+}
+
 export function recurrenceSet(parts: SetParts): NominalSource {
   const { dtstart, rrules, exrules, rdates, exDays, exInstants } = parts;
   // the cursor keeps one position per COUNT rule: the RRULEs' first, then the EXRULEs', in block order
   const counted = [...rrules, ...exrules].filter((r) => r.count !== undefined);
-  const slotOf = (r: SetRule) => counted.indexOf(r);
-
-  function* iterate(from: number, pos?: SetPosition): Generator<Nominal, void, undefined> {
-    const at: Array<RulePosition | undefined> = counted.map((_, k) => pos?.[k]);
-    const stream = (r: SetRule): { rule: SetRule; slot: number; peek: Peek } => ({
-      rule: r,
-      slot: slotOf(r),
-      peek: new Peek(ruleItems(r, dtstart, from, at[slotOf(r)])),
-    });
-    const incl = rrules.map(stream);
-    const excl = exrules.map(stream);
-    /** consumes a rule item: a COUNT rule's position moves on (never back) */
-    const take = (s: ReturnType<typeof stream>) => {
-      const item = s.peek.head!;
-      const p = at[s.slot];
-      if (s.slot >= 0 && item.n !== undefined && (p === undefined || item.wall >= p.wall))
-        at[s.slot] = { wall: item.wall, n: item.n };
-      s.peek.advance();
-    };
-    let d = 0;
-    while (d < rdates.length && rdates[d]!.wall < from) d++;
-    for (;;) {
-      let w = Number.POSITIVE_INFINITY;
-      for (const s of incl) if (s.peek.head !== undefined && s.peek.head.wall < w) w = s.peek.head.wall;
-      if (d < rdates.length && rdates[d]!.wall < w) w = rdates[d]!.wall;
-      if (w === Number.POSITIVE_INFINITY) return;
-
-      // everything at wall w is one nominal occurrence (the engine resolves it once), except RDATEs
-      // given as instants, which stay themselves
-      let nominal = false;
-      let bounded = true;
-      let until = Number.NEGATIVE_INFINITY;
-      for (const s of incl) {
-        if (s.peek.head?.wall !== w) continue;
-        nominal = true;
-        if (s.rule.until === undefined) bounded = false;
-        else until = Math.max(until, s.rule.until);
-        take(s);
-      }
-      const instants: Nominal[] = [];
-      for (; d < rdates.length && rdates[d]!.wall === w; d++) {
-        const r = rdates[d]!;
-        if (r.instant !== undefined) instants.push(r);
-        else {
-          nominal = true;
-          bounded = false;
-        }
-      }
-      let removed = false;
-      for (const s of excl) {
-        if (s.peek.head !== undefined && s.peek.head.wall < w) {
-          if (s.slot < 0)
-            s.peek = new Peek(ruleItems(s.rule, dtstart, w, undefined)); // no COUNT: jump
-          else {
-            // a COUNT EXRULE is counted through: each occurrence stepped over is work the fuel counts
-            // (a SECONDLY one between two yearly occurrences is millions of steps)
-            while (s.peek.head !== undefined && s.peek.head.wall < w) {
-              const x = s.peek.head.wall;
-              take(s);
-              yield { wall: x, removed: true };
-            }
-          }
-        }
-        if (s.peek.head?.wall === w) {
-          removed = true;
-          take(s);
-        }
-      }
-      // date-only EXDATEs are finitely many days: skipped here; an EXRULE may remove forever, so
-      // what it removes goes to the engine, whose fuel bounds the search
-      if (!removed && exDays.size > 0 && exDays.has(dayNumber(w))) continue;
-      const snapshot: SetPosition | undefined = counted.length > 0 ? [...at] : undefined;
-      if (removed) {
-        yield snapshot ? { wall: w, removed: true, pos: snapshot } : { wall: w, removed: true };
-        continue;
-      }
-      if (nominal) {
-        const item: Nominal = { wall: w };
-        if (bounded) item.until = until;
-        if (snapshot) item.pos = snapshot;
-        yield item;
-      }
-      for (const r of instants) yield snapshot ? { ...r, pos: snapshot } : r;
-    }
-  }
 
   /** One RRULE and nothing to merge (a bare body, most blocks): its own stream, at no merging cost. */
   function* single(from: number, pos?: SetPosition): Generator<Nominal, void, undefined> {
@@ -212,7 +266,7 @@ export function recurrenceSet(parts: SetParts): NominalSource {
 
   return {
     counting: counted.length,
-    iterate: alone ? single : iterate,
+    iterate: alone ? single : (from: number, pos?: SetPosition) => merged(parts, counted, from, pos),
     ...(exInstants.size > 0 ? { excludedInstants: exInstants } : {}),
   };
 }

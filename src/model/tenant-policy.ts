@@ -294,110 +294,139 @@ export class TenantPolicy {
 
   /** Whether `tenant`'s schedule may reach `target`, and if not, which field and which entry would allow it. */
   check(tenant: string, target: Target, context: TargetContext): TargetVerdict {
-    const refuse = (field: TargetField, reason: string): TargetVerdict => ({ allowed: false, field, reason });
-    if (target.type === 'WORKFLOW_SIGNAL' && isSchedulerWorkflowId(target.workflow_id)) {
-      return refuse(
-        'target.workflow_id',
-        "names a scheduler workflow (schedule/…, occurrence/… or the owner registry): schedules are managed through the API, never signalled by another schedule, your own tenant's included",
-      );
-    }
-    const queues: Array<[TargetField, string]> =
-      target.type === 'JOB'
-        ? [['target.task_queue', target.task_queue ?? context.defaultJobTaskQueue]]
-        : target.type === 'WORKFLOW_SIGNAL' && target.start
-          ? [['target.start.task_queue', target.start.task_queue]]
-          : [];
-    for (const [field, queue] of queues) {
-      if (queue === context.schedulerTaskQueue)
-        return refuse(field, `task queue ${queue} is the scheduler's own: name the queue your workers poll`);
-    }
+    const own = schedulerOwnRefusal(target, context);
+    if (own) return own;
     if (this.openToAll) return { allowed: true, sinkMayBePrivate: true };
-
     const policy = this.tenants.get(tenant);
-    // A reason reaches the tenant (a 403's detail, an occurrence's reason): "the tenant policy", never
-    // `source`, which names a file on the server (security review 2, N9). The operator's log has `source`.
-    const entry = (list: keyof TenantTargets) => `tenants.${tenant}.${list} in the tenant policy`;
-    if (!policy) {
-      const field: TargetField =
-        target.type === 'JOB'
-          ? 'target.job_type'
-          : target.type === 'EVENT'
-            ? 'target.sink_url'
-            : 'target.workflow_id';
-      return {
-        allowed: false,
-        field,
-        reason: `tenant ${tenant} has no entry in the tenant policy, so its schedules reach no target: the operator adds "tenants.${tenant}"`,
-        tenantUnlisted: true,
-      };
-    }
-    const starts = (
-      type: string,
-      typeField: TargetField,
-      queue: string,
-      queueField: TargetField,
-      named: boolean,
-    ) => {
-      if (!matches(policy.job_types, type))
-        return refuse(
-          typeField,
-          `workflow type ${type} is not among this tenant's job types (${listed(policy.job_types)}): the operator adds it to ${entry('job_types')}`,
-        );
-      if (!matches(policy.job_task_queues, queue))
-        return refuse(
-          queueField,
-          `${named ? '' : 'the default '}task queue ${queue} is not among this tenant's queues (${listed(policy.job_task_queues)}): ${named ? 'name one of them, or' : 'name one of them in task_queue, or'} the operator adds it to ${entry('job_task_queues')}`,
-        );
-      return null;
-    };
-    switch (target.type) {
-      case 'JOB':
-        return (
-          starts(
-            target.job_type,
-            'target.job_type',
-            target.task_queue ?? context.defaultJobTaskQueue,
-            'target.task_queue',
-            target.task_queue !== undefined,
-          ) ?? { allowed: true, sinkMayBePrivate: false }
-        );
-      case 'WORKFLOW_SIGNAL': {
-        if (!matches(policy.signal_workflow_ids, target.workflow_id))
-          return refuse(
-            'target.workflow_id',
-            `workflow ID ${target.workflow_id} is not among the workflows this tenant may signal (${listed(policy.signal_workflow_ids)}): the operator adds it to ${entry('signal_workflow_ids')}`,
-          );
-        if (target.start) {
-          const refused = starts(
-            target.start.workflow_type,
-            'target.start.workflow_type',
-            target.start.task_queue,
-            'target.start.task_queue',
-            true,
-          );
-          if (refused) return refused;
-        }
-        return { allowed: true, sinkMayBePrivate: false };
-      }
-      case 'EVENT':
-        return checkSink(policy.event_sinks.map(sinkRule), target.sink_url, entry('event_sinks'));
-    }
+    if (!policy) return unlistedRefusal(tenant, target);
+    return checkListed(tenant, policy, target, context);
   }
 }
 
+const refuse = (field: TargetField, reason: string): TargetVerdict => ({ allowed: false, field, reason });
+
+/** What no policy allows: signalling a scheduler workflow, or starting on the scheduler's own task queue. */
+function schedulerOwnRefusal(target: Target, context: TargetContext): TargetVerdict | null {
+  if (target.type === 'WORKFLOW_SIGNAL' && isSchedulerWorkflowId(target.workflow_id)) {
+    return refuse(
+      'target.workflow_id',
+      "names a scheduler workflow (schedule/…, occurrence/… or the owner registry): schedules are managed through the API, never signalled by another schedule, your own tenant's included",
+    );
+  }
+  const queues: Array<[TargetField, string]> =
+    target.type === 'JOB'
+      ? [['target.task_queue', target.task_queue ?? context.defaultJobTaskQueue]]
+      : target.type === 'WORKFLOW_SIGNAL' && target.start
+        ? [['target.start.task_queue', target.start.task_queue]]
+        : [];
+  for (const [field, queue] of queues) {
+    if (queue === context.schedulerTaskQueue)
+      return refuse(field, `task queue ${queue} is the scheduler's own: name the queue your workers poll`);
+  }
+  return null;
+}
+
+/** A tenant without an entry reaches nothing; the refusal names the target's main field. */
+function unlistedRefusal(tenant: string, target: Target): TargetVerdict {
+  const field: TargetField =
+    target.type === 'JOB'
+      ? 'target.job_type'
+      : target.type === 'EVENT'
+        ? 'target.sink_url'
+        : 'target.workflow_id';
+  return {
+    allowed: false,
+    field,
+    reason: `tenant ${tenant} has no entry in the tenant policy, so its schedules reach no target: the operator adds "tenants.${tenant}"`,
+    tenantUnlisted: true,
+  };
+}
+
+/** A target checked against the tenant's entry. */
+function checkListed(
+  tenant: string,
+  policy: TenantTargets,
+  target: Target,
+  context: TargetContext,
+): TargetVerdict {
+  // A reason reaches the tenant (a 403's detail, an occurrence's reason): "the tenant policy", never
+  // `source`, which names a file on the server (security review 2, N9). The operator's log has `source`.
+  const entry = (list: keyof TenantTargets) => `tenants.${tenant}.${list} in the tenant policy`;
+  switch (target.type) {
+    case 'JOB':
+      return (
+        checkStart(policy, entry, {
+          type: target.job_type,
+          typeField: 'target.job_type',
+          queue: target.task_queue ?? context.defaultJobTaskQueue,
+          queueField: 'target.task_queue',
+          named: target.task_queue !== undefined,
+        }) ?? { allowed: true, sinkMayBePrivate: false }
+      );
+    case 'WORKFLOW_SIGNAL': {
+      if (!matches(policy.signal_workflow_ids, target.workflow_id))
+        return refuse(
+          'target.workflow_id',
+          `workflow ID ${target.workflow_id} is not among the workflows this tenant may signal (${listed(policy.signal_workflow_ids)}): the operator adds it to ${entry('signal_workflow_ids')}`,
+        );
+      if (target.start) {
+        const refused = checkStart(policy, entry, {
+          type: target.start.workflow_type,
+          typeField: 'target.start.workflow_type',
+          queue: target.start.task_queue,
+          queueField: 'target.start.task_queue',
+          named: true,
+        });
+        if (refused) return refused;
+      }
+      return { allowed: true, sinkMayBePrivate: false };
+    }
+    case 'EVENT':
+      return checkSink(policy.event_sinks.map(sinkRule), target.sink_url, entry('event_sinks'));
+  }
+}
+
+/** A workflow start (a JOB, a signal-with-start): its type and task queue; `named`: the queue was given. */
+interface Start {
+  type: string;
+  typeField: TargetField;
+  queue: string;
+  queueField: TargetField;
+  named: boolean;
+}
+
+/** Whether the entry allows the start's workflow type and task queue; null when it does. */
+function checkStart(
+  policy: TenantTargets,
+  entry: (list: keyof TenantTargets) => string,
+  { type, typeField, queue, queueField, named }: Start,
+): TargetVerdict | null {
+  if (!matches(policy.job_types, type))
+    return refuse(
+      typeField,
+      `workflow type ${type} is not among this tenant's job types (${listed(policy.job_types)}): the operator adds it to ${entry('job_types')}`,
+    );
+  if (!matches(policy.job_task_queues, queue))
+    return refuse(
+      queueField,
+      `${named ? '' : 'the default '}task queue ${queue} is not among this tenant's queues (${listed(policy.job_task_queues)}): ${named ? 'name one of them, or' : 'name one of them in task_queue, or'} the operator adds it to ${entry('job_task_queues')}`,
+    );
+  return null;
+}
+
 function checkSink(rules: readonly SinkRule[], url: string, entry: string): TargetVerdict {
-  const refuse = (reason: string): TargetVerdict => ({ allowed: false, field: 'target.sink_url', reason });
+  const refuseSink = (reason: string) => refuse('target.sink_url', reason);
   const problem = sinkUrlProblem(url);
-  if (problem) return refuse(problem);
+  if (problem) return refuseSink(problem);
   const parsed = new URL(url);
   const rule = rules.find((r) => r.prefix === null || underPrefix(r.prefix, parsed));
   if (!rule)
-    return refuse(
+    return refuseSink(
       `the event sink URL is not under one of this tenant's sink prefixes (${listed(rules.map((r) => r.shown))}): use one of them, or the operator adds it to ${entry}`,
     );
   const host = classifyHost(parsed.hostname);
   if (host.kind === 'ip' && host.range !== 'public' && !rule.mayBePrivate)
-    return refuse(
+    return refuseSink(
       `the event sink is on a ${host.range} address (${host.address}): a tenant reaches a non-public address only where ${entry} lists that address, or an entry marked private`,
     );
   return { allowed: true, sinkMayBePrivate: rule.mayBePrivate };
