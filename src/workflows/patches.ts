@@ -106,6 +106,15 @@ export const PATCHES = {
     release: 'v0.8.0',
     asked: 'at the top of every pass of the loop until true (RunVersion.takeUpAtTopOfPass), after TZ_HORIZON',
   },
+  RETIRE_ONTO_V2: {
+    level: 13,
+    id: 'v0.11-retire-onto-v2',
+    effect:
+      'a run of the first type that behaves as one born knowing KNOWN_AT_BIRTH_V2 continues as new as SCHEDULE_WORKFLOW_TYPE',
+    release: 'v0.11.0',
+    asked:
+      'where first needed: at continue-as-new, after VERSION_MEMO, in runs of the first type that behave as born knowing (RunVersion.retiresOntoV2)',
+  },
 } as const;
 
 export type Patch = (typeof PATCHES)[keyof typeof PATCHES];
@@ -162,6 +171,32 @@ export class RunVersion {
     this.ask(PATCHES.TZ_HORIZON);
     this.ask(PATCHES.ARMED_HANDOFFS);
   }
+}
+
+/**
+ * The rows whose effect a run born knowing KNOWN_AT_BIRTH_V2 has: a run of the first type that follows them
+ * all behaves as one of the second. SMALL_FIRST_BATCH and VERSION_MEMO are asked where first needed (true
+ * in any run a current worker records); the two older inert-start rows are superseded by the guarded one.
+ */
+const BEHAVIOUR_OF_V2 = [
+  PATCHES.PER_FIRE_COST,
+  PATCHES.HANDLERS_WHILE_DRAINING,
+  PATCHES.NO_LOCAL_ACTIVITIES,
+  PATCHES.INERT_LOCAL_START_GUARDED,
+  PATCHES.TARGETS_BOUND,
+  PATCHES.BOUNDED_HANDOFFS,
+  PATCHES.TZ_HORIZON,
+  PATCHES.ARMED_HANDOFFS,
+];
+
+/**
+ * Whether this run's next one starts as SCHEDULE_WORKFLOW_TYPE (asked at continue-as-new): a run of the
+ * first type retires onto the second once it behaves as one, so the first type's runs end with the
+ * schedules that need its old paths. Runs born knowing never ask.
+ */
+export function retiresOntoV2(v: RunVersion): boolean {
+  if (v.knownAtBirth >= KNOWN_AT_BIRTH_V2) return false;
+  return BEHAVIOUR_OF_V2.every((patch) => v.has(patch)) && v.ask(PATCHES.RETIRE_ONTO_V2);
 }
 
 // The two rows whose effect is not one `has`: named by what the run does.

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import '../helpers/quiet-sdk.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
 import { occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
-import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
+import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
 import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 import { historySaver, recordingDirectory } from './recorded.js';
 
@@ -211,6 +211,44 @@ try {
   await sdk.cancel('catch-up');
   await save('catch-up-first-run', 'catch-up', handle.firstExecutionRunId);
   await save('catch-up-last-run', 'catch-up');
+
+  // Since 0.11: a run of the first type that behaves as the second continues as new as the second
+  // (PATCHES.RETIRE_ONTO_V2); recorded by older releases, such a run continues as its own type.
+  const retiring = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE_V1, {
+    taskQueue: SCHEDULER_QUEUE,
+    workflowId: scheduleWorkflowId('acme', 'retire'),
+    args: [
+      {
+        identity: { schedule_id: 'retire', tenant_id: 'acme', owner_ref: 'ops' },
+        spec: ScheduleSpec.parse({ target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
+        defaultJobTaskQueue: JOB_QUEUE,
+        continueAsNewAfterEvents: 60,
+      },
+    ],
+  });
+  await h.env.sleep(12 * MINUTE + 10_000);
+  await sdk.cancel('retire');
+  await save('retire-first-run', 'retire', retiring.firstExecutionRunId);
+  await save('retire-last-run', 'retire');
+
+  // Since 0.11: business days (the n-th of a month, and a daily rule rolled off closed days).
+  await sdk.create({
+    schedule_id: 'business-day',
+    target: job,
+    timing: { kind: 'BUSINESS_DAY', period: 'MONTH', n: 1, time: '09:00', timezone: 'Europe/Riga' },
+    business_days: { region: 'LV' },
+  });
+  await sdk.create({
+    schedule_id: 'business-roll',
+    target: job,
+    timing: { kind: 'CRON', expression: '0 9 * * 6', timezone: 'Europe/Riga' },
+    business_days: { region: 'LV', roll: 'FORWARD' },
+  });
+  await h.env.sleep(40 * 24 * HOUR);
+  await sdk.cancel('business-day');
+  await sdk.cancel('business-roll');
+  await save('business-day', 'business-day');
+  await save('business-roll', 'business-roll');
 } finally {
   await h.teardown();
 }

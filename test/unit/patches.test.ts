@@ -14,9 +14,8 @@ vi.mock('@temporalio/workflow', () => ({
   },
 }));
 
-const { KNOWN_AT_BIRTH_V2, PATCHES, RunVersion, startsJobsInertly, usesLocalActivities } = await import(
-  '../../src/workflows/patches.js'
-);
+const { KNOWN_AT_BIRTH_V2, PATCHES, RunVersion, retiresOntoV2, startsJobsInertly, usesLocalActivities } =
+  await import('../../src/workflows/patches.js');
 type Version = InstanceType<typeof RunVersion>;
 /** What a run does at its first activation, as the rows it asked then answered. */
 const firstActivation = (knownAtBirth: number) => {
@@ -146,10 +145,30 @@ describe('a run born knowing the patches (SCHEDULE_WORKFLOW_TYPE) asks none of t
     expect(passRows(v)).toMatchObject({ targetsBound: true, handoffsBounded: false });
   });
 
-  it('levels are the table order, one each, and V2 knows them all', () => {
+  it('levels are the table order, one each, and V2 knows every row of 0.9 and before', () => {
     const levels = Object.values(PATCHES).map((p) => p.level);
     expect(levels).toEqual(levels.map((_, i) => i + 1));
-    expect(KNOWN_AT_BIRTH_V2).toBe(levels.length);
+    expect(KNOWN_AT_BIRTH_V2).toBe(PATCHES.ARMED_HANDOFFS.level);
+  });
+
+  it('a run of the first type asks to retire onto V2 once it behaves as one; V2 runs never ask', () => {
+    const current = runAfterFirstActivation(Object.values(P));
+    current.takeUpAtTopOfPass();
+    asked.length = 0;
+    expect(retiresOntoV2(current)).toBe(true);
+    expect(asked).toEqual([P.RETIRE_ONTO_V2]);
+    // A 0.4.0 run (inert starts, not guarded) keeps its type: it does not behave as V2.
+    const old = runAfterFirstActivation([
+      P.PER_FIRE_COST,
+      P.HANDLERS_WHILE_DRAINING,
+      P.NO_LOCAL_ACTIVITIES,
+      P.INERT_LOCAL_START,
+    ]);
+    expect(retiresOntoV2(old)).toBe(false);
+    expect(asked).toEqual([]);
+    present = new Set(Object.values(P));
+    expect(retiresOntoV2(new RunVersion(KNOWN_AT_BIRTH_V2))).toBe(false);
+    expect(asked).toEqual([]);
   });
 });
 

@@ -75,6 +75,9 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.9.0')?.length).toBeGreaterThanOrEqual(3);
     // v0.10.0: every scenario again, started as SCHEDULE_WORKFLOW_TYPE (born knowing every patch: no marker).
     expect(releases.get('v0.10.0')?.length).toBeGreaterThanOrEqual(34);
+    // v0.11.0: every scenario again by the workflow whose state has owners, a run of the first type retiring
+    // onto the second, and business days.
+    expect(releases.get('v0.11.0')?.length).toBeGreaterThanOrEqual(38);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -513,6 +516,31 @@ describe('v0.10.0: new schedules born knowing every patch (SCHEDULE_WORKFLOW_TYP
       before.length - patchMarkers(before).length - changeVersionUpserts(before).length,
     );
     expect(now.length).toBeLessThanOrEqual(before.length / 3);
+  });
+});
+
+describe('v0.11.0: a run of the first type retires onto the second (PATCHES.RETIRE_ONTO_V2)', () => {
+  const typeOf = (events: readonly HistoryEvent[]) =>
+    events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+  const continuedAs = (events: readonly HistoryEvent[]) =>
+    events.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)
+      ?.workflowExecutionContinuedAsNewEventAttributes?.workflowType?.name;
+
+  it('every scenario of 0.10 again, and the first type continues as new as the second once', () => {
+    expect(names('v0.11.0')).toEqual(expect.arrayContaining(names('v0.10.0')));
+    const first = named('v0.11.0', 'retire-first-run');
+    expect(typeOf(first)).toBe(SCHEDULE_WORKFLOW_TYPE_V1);
+    expect(markerText(first)).toContain(PATCHES.RETIRE_ONTO_V2.id);
+    expect(continuedAs(first)).toBe(SCHEDULE_WORKFLOW_TYPE);
+    const last = named('v0.11.0', 'retire-last-run');
+    expect(typeOf(last)).toBe(SCHEDULE_WORKFLOW_TYPE);
+    expect(patchMarkers(last)).toEqual([]);
+  });
+
+  it('before 0.11 the same run continued as its own type: replayed, it still does', () => {
+    expect(continuedAs(named('v0.10.0', 'catch-up-first-run'))).toBe(SCHEDULE_WORKFLOW_TYPE);
+    expect(continuedAs(named('v0.8.0', 'catch-up-first-run'))).toBe(SCHEDULE_WORKFLOW_TYPE_V1);
+    expect(markerText(named('v0.8.0', 'catch-up-first-run'))).not.toContain(PATCHES.RETIRE_ONTO_V2.id);
   });
 });
 

@@ -7,7 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
 import { ScheduleSpec } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { occurrenceIdPrefix, scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
 import { PATCHES } from '../../src/workflows/patches.js';
@@ -80,14 +80,63 @@ describe('schedule workflow types (time-skipping server)', () => {
     const firstEvents = await history('first-type');
     const text = markerText(firstEvents);
     const asked = [...patchIds].filter((id) => text.includes(id));
-    // Every patch of the table but the two inert-start IDs a new run never asks past the guarded one.
+    // Every patch of the table but the two inert-start IDs a new run never asks past the guarded one, and
+    // the retirement, asked only at continue-as-new.
     expect([...patchIds].filter((id) => !asked.includes(id)).sort()).toEqual(
-      [PATCHES.INERT_LOCAL_START.id, PATCHES.NO_INERT_LOCAL_START.id].sort(),
+      [PATCHES.INERT_LOCAL_START.id, PATCHES.NO_INERT_LOCAL_START.id, PATCHES.RETIRE_ONTO_V2.id].sort(),
     );
     expect(patchMarkers(firstEvents)).toHaveLength(asked.length);
     expect(changeVersionUpserts(firstEvents)).toHaveLength(asked.length);
     await sdk.cancel('born-knowing');
     await sdk.cancel('first-type');
+  });
+
+  it('a run of the first type continues as new as the second, losing and doubling no slot', async () => {
+    const sdk = h.sdk();
+    const created = await sdk.create({
+      schedule_id: 'retiring-twin',
+      target: job,
+      timing: { kind: 'INTERVAL', every: 'PT1M' },
+    });
+    const first = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE_V1, {
+      taskQueue: SCHEDULER_QUEUE,
+      workflowId: scheduleWorkflowId('acme', 'retiring'),
+      args: [
+        {
+          identity: { schedule_id: 'retiring', tenant_id: 'acme', owner_ref: 'ops' },
+          spec: ScheduleSpec.parse({ target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
+          defaultJobTaskQueue: JOB_QUEUE,
+          createdAt: created.schedule.created_at,
+          continueAsNewAfterEvents: 60,
+        },
+      ],
+    });
+    await h.env.sleep(20 * MINUTE + 10_000);
+
+    const firstRun = (
+      await h.env.client.workflow.getHandle(first.workflowId, first.firstExecutionRunId).fetchHistory()
+    ).events!;
+    const continued = firstRun.at(-1)?.workflowExecutionContinuedAsNewEventAttributes;
+    expect(continued?.workflowType?.name).toBe(SCHEDULE_WORKFLOW_TYPE);
+    expect(markerText(firstRun)).toContain(PATCHES.RETIRE_ONTO_V2.id);
+    const current = await h.env.client.workflow.getHandle(first.workflowId).describe();
+    expect(current.type).toBe(SCHEDULE_WORKFLOW_TYPE);
+    expect(current.runId).not.toBe(first.firstExecutionRunId);
+    // The second type's runs ask nothing: no marker after the retirement.
+    expect(patchMarkers(await history('retiring'))).toEqual([]);
+
+    // Every slot once, as its twin that was born the second type fired them.
+    const retired = await sdk.describe('retiring');
+    const twin = await sdk.describe('retiring-twin');
+    expect(retired.counters.fired).toBeGreaterThanOrEqual(19);
+    expect(retired.counters).toEqual(twin.counters);
+    const slots = retired.recent_occurrences.map((o) => o.scheduled_for);
+    expect(slots).toEqual(twin.recent_occurrences.map((o) => o.scheduled_for));
+    const started = h.runs.filter((r) => r.occurrenceId.startsWith(occurrenceIdPrefix('acme', 'retiring')));
+    expect(started.length).toBeGreaterThanOrEqual(19);
+    expect(new Set(started.map((r) => r.occurrenceId)).size).toBe(started.length);
+    await sdk.cancel('retiring');
+    await sdk.cancel('retiring-twin');
   });
 
   it('a worker that does not know the new type fails its task and records nothing; a current worker then runs it', async () => {

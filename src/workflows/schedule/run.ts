@@ -7,8 +7,14 @@
 import * as wf from '@temporalio/workflow';
 import { isTerminal } from '../../model/views.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
-import { VERSION_MEMO } from '../definitions.js';
-import { PATCHES, type RunVersion, startsJobsInertly, usesLocalActivities } from '../patches.js';
+import { SCHEDULE_WORKFLOW_TYPE, VERSION_MEMO } from '../definitions.js';
+import {
+  PATCHES,
+  type RunVersion,
+  retiresOntoV2,
+  startsJobsInertly,
+  usesLocalActivities,
+} from '../patches.js';
 import { applyMisfirePolicy, runOutcome } from '../policy.js';
 import { applyCommand } from './commands.js';
 import { SlotGenerator } from './generator.js';
@@ -180,8 +186,12 @@ export class ScheduleRun {
     const next = continuedInput(this.input, this.state);
     // The server starts the next run with the first run's memo, not the upserted one: carry it.
     if (this.version.ask(PATCHES.VERSION_MEMO)) {
+      const retire = retiresOntoV2(this.version);
+      if (retire)
+        wf.log.info('continuing as new as the current workflow type', { type: SCHEDULE_WORKFLOW_TYPE });
       await wf.makeContinueAsNewFunc<(input: ScheduleWorkflowInput) => Promise<unknown>>({
         memo: { ...wf.workflowInfo().memo, [VERSION_MEMO]: this.state.version },
+        ...(retire ? { workflowType: SCHEDULE_WORKFLOW_TYPE } : {}),
       })(next);
     }
     await wf.continueAsNew<(input: ScheduleWorkflowInput) => Promise<unknown>>(next);
