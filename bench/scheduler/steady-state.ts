@@ -1,0 +1,316 @@
+/**
+ * Steady state (issue #45): N recurring schedules at a mix of cadences — every minute, every 5 minutes,
+ * hourly — firing for M minutes, side by side in one run, each side on its own fresh dev server:
+ * - ours: the SDK's `create` (CRON, JOB `noopJob`, overlap ALLOW), armed the product's default lead ahead;
+ * - Temporal's Schedules: `client.schedule.create` with the same cron, ALLOW_ALL;
+ * - the floor: no scheduler at all — the bench itself starts each slot's job `--floor-lead` seconds before
+ *   the slot with a start delay to it, so the server alone begins it then: what one durable start per fire
+ *   costs this server, and what any scheduler must at least pay.
+ *
+ *   node --import tsx bench/scheduler/steady-state.ts [--schedules 200] [--minutes 4] [--warmup 3]
+ *        [--side all|ours|temporal|floor] [--mix 60,30,10] [--floor-lead 120]
+ *
+ * Schedule i's cadence follows --mix (percent every minute, every 5 minutes, hourly); the 5-minute ones are
+ * spread over the minute of the five, the hourly ones over the minutes of the window, so that each fires
+ * once in it. After creation the side runs --warmup minutes (ours arms, Temporal's schedules settle), then
+ * the window [W0, W0 + M min) is measured: CPU (user+sys from /proc) of the dev server, our scheduler
+ * worker and the job worker over the window; the server's persistence calls over it; the fires are the jobs
+ * whose slot is in the window (lost: a slot with no job; doubled: more than one); lateness is when the
+ * job's code began (its first workflow task started) − its slot; history events per fire of the
+ * schedules' own workflows in the window. In steady state a side's work inside the window (arming ahead
+ * included) is the work of the window's fires, so CPU over the window / fires is its cost per fire.
+ */
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
+import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { DEFAULT_ARM_LEAD_MS } from '../../src/model/views.js';
+import { freePort } from '../../src/runtime/ports.js';
+import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
+import {
+  JOB_QUEUE,
+  pool,
+  procStats,
+  quantile,
+  type Stack,
+  startStack,
+  startWorker,
+  stopStack,
+} from '../../test/integration/support.js';
+import { benchArgs, decimal, integer, integers, oneOf } from '../args.js';
+import { type PersistenceCall, persistenceDelta, scrapePersistence } from './server-metrics.js';
+
+const args = benchArgs('node --import tsx bench/scheduler/steady-state.ts', {
+  schedules: integer(200, 'schedules per side'),
+  minutes: integer(4, 'minutes of the measured window'),
+  warmup: integer(3, 'minutes between the end of creation and the window'),
+  side: oneOf(['all', 'ours', 'temporal', 'floor'], 'all', 'which side runs'),
+  mix: integers([60, 30, 10], 'percent of schedules every minute, every 5 minutes, hourly'),
+  'floor-lead': decimal(DEFAULT_ARM_LEAD_MS / 1000, 'the floor: seconds before its slot a job is started'),
+});
+
+type Side = 'ours' | 'temporal' | 'floor';
+const SIDES: Side[] = args.side === 'all' ? ['ours', 'temporal', 'floor'] : [args.side];
+const N = args.schedules;
+const MINUTE = 60_000;
+const WINDOW_MS = args.minutes * MINUTE;
+const FLOOR_LEAD_MS = args['floor-lead'] * 1000;
+const CONCURRENCY = 20;
+
+const t0 = Date.now();
+const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+
+interface Cadence {
+  name: 'minute' | '5 minutes' | 'hourly';
+  /** Its cron (UTC), given the window's first minute. */
+  cron: (i: number, w0: Date) => string;
+}
+const CADENCES: Cadence[] = [
+  { name: 'minute', cron: () => '* * * * *' },
+  { name: '5 minutes', cron: (i) => `${i % 5}-59/5 * * * *` },
+  {
+    name: 'hourly',
+    cron: (i, w0) => `${(w0.getUTCMinutes() + (i % args.minutes)) % 60} * * * *`,
+  },
+];
+/** Schedule i's cadence, by --mix. */
+function cadenceOf(i: number): Cadence {
+  const [minute = 0, five = 0] = args.mix;
+  const at = ((i + 0.5) / N) * 100;
+  return at < minute ? CADENCES[0]! : at < minute + five ? CADENCES[1]! : CADENCES[2]!;
+}
+
+/** The instants in [from, to) a cron of the three shapes above fires at (UTC, minute resolution). */
+function slotsOf(cron: string, from: number, to: number): number[] {
+  const [minuteField] = cron.split(' ');
+  const out: number[] = [];
+  for (let t = Math.ceil(from / MINUTE) * MINUTE; t < to; t += MINUTE) {
+    const m = new Date(t).getUTCMinutes();
+    if (minuteField === '*') out.push(t);
+    else if (minuteField!.includes('/')) {
+      const start = Number(minuteField!.split('-')[0]);
+      if (m % 5 === start % 5) out.push(t);
+    } else if (Number(minuteField) === m) out.push(t);
+  }
+  return out;
+}
+
+const idOf = (side: Side, i: number) =>
+  `${{ ours: 'st', temporal: 'tst', floor: 'fst' }[side]}-${String(i).padStart(5, '0')}`;
+const TEMPORAL_JOB = /^tjob-(tst-\d+)-(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/;
+const FLOOR_JOB = /^fjob-(fst-\d+)-(\d+)$/;
+
+interface Result {
+  side: Side;
+  fires: number;
+  expected: number;
+  lost: number;
+  doubled: number;
+  began: number[];
+  cpu: { server: number; scheduler: number; jobs: number };
+  eventsPerFire: number | null;
+  wftsPerFire: number | null;
+  persistence: PersistenceCall[];
+  loadBefore: string;
+  loadAfter: string;
+}
+
+async function runSide(side: Side): Promise<Result> {
+  const loadBefore = loadavg();
+  const metricsPort = await freePort();
+  const stack = await startStack(`bench-steady-${side}`, { metricsPort });
+  try {
+    const [jobs, scheduler] = await Promise.all([
+      startWorker(stack, { ROLES: 'jobs' }),
+      side === 'ours' ? startWorker(stack, { ROLES: 'scheduler' }) : Promise.resolve(undefined),
+    ]);
+    const cpuOf = () => ({
+      server: procStats(stack.server.process.pid).cpuS,
+      scheduler: scheduler ? procStats(scheduler.child.pid).cpuS : 0,
+      jobs: procStats(jobs.child.pid).cpuS,
+    });
+    // The window opens whole minutes after creation could end (about 8 creates a second per side here).
+    const createBudgetMs = (N / 8) * 1000 + 20_000;
+    const w0 = Math.ceil((Date.now() + createBudgetMs + args.warmup * MINUTE) / MINUTE) * MINUTE;
+    const w1 = w0 + WINDOW_MS;
+    const w0Date = new Date(w0);
+    const crons = Array.from({ length: N }, (_, i) => cadenceOf(i).cron(i, w0Date));
+    const expected = new Map<string, number[]>(
+      crons.map((cron, i) => [idOf(side, i), slotsOf(cron, w0, w1)]),
+    );
+
+    log(`${side}: creating ${N} schedules; window ${w0Date.toISOString()} + ${args.minutes} min`);
+    let floorStarts: Promise<unknown> = Promise.resolve();
+    if (side === 'floor') floorStarts = startFloorJobs(stack, expected, w0 - FLOOR_LEAD_MS, w1);
+    else
+      await pool(crons, CONCURRENCY, async (cron, i) => {
+        const id = idOf(side, i);
+        if (side === 'ours')
+          await stack.sdk.create({
+            schedule_id: id,
+            target: { type: 'JOB', job_type: 'noopJob' },
+            timing: { kind: 'CRON', expression: cron, timezone: 'UTC' },
+            overlap: 'ALLOW',
+            max_lateness_s: 3600,
+          });
+        else
+          await stack.client.schedule.create({
+            scheduleId: id,
+            spec: { cronExpressions: [cron] },
+            action: {
+              type: 'startWorkflow',
+              workflowType: 'noopJob',
+              taskQueue: JOB_QUEUE,
+              workflowId: `tjob-${id}`,
+              args: [{ occurrence_id: id }],
+            },
+            policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 hour' },
+          });
+      });
+    if (Date.now() > w0) throw new Error(`${side}: creation ended inside the window: raise --warmup`);
+    log(`${side}: created; ${((w0 - Date.now()) / 1000).toFixed(0)} s to the window`);
+    await sleep(w0 - Date.now());
+    const cpuBefore = cpuOf();
+    const persistenceBefore = await scrapePersistence(metricsPort);
+    await sleep(w1 - Date.now());
+    const cpuAfter = cpuOf();
+    const persistence = persistenceDelta(persistenceBefore, await scrapePersistence(metricsPort));
+    const loadAfter = loadavg();
+    log(`${side}: window closed; collecting`);
+    await floorStarts;
+    await sleep(20_000); // the window's last jobs begin and finish
+
+    const jobsOf = new Map<string, Array<{ workflowId: string; slot: number }>>();
+    for await (const wf of stack.client.workflow.list({ query: `WorkflowType = 'noopJob'` })) {
+      let id: string | undefined;
+      let slot: number | undefined;
+      if (side === 'ours') {
+        id = wf.typedSearchAttributes.get(ScheduleIdKey);
+        slot = wf.typedSearchAttributes.get(ScheduledForKey)?.getTime();
+      } else {
+        const m = (side === 'temporal' ? TEMPORAL_JOB : FLOOR_JOB).exec(wf.workflowId);
+        if (m) [id, slot] = [m[1], side === 'temporal' ? Date.parse(m[2]!) : Number(m[2])];
+      }
+      if (id === undefined || slot === undefined || slot < w0 || slot >= w1) continue;
+      jobsOf.set(id, [...(jobsOf.get(id) ?? []), { workflowId: wf.workflowId, slot }]);
+    }
+    let fires = 0;
+    let lost = 0;
+    let doubled = 0;
+    let expectedFires = 0;
+    for (const [id, slots] of expected) {
+      expectedFires += slots.length;
+      for (const slot of slots) {
+        const n = (jobsOf.get(id) ?? []).filter((j) => j.slot === slot).length;
+        fires += n;
+        if (n === 0) lost += 1;
+        if (n > 1) doubled += 1;
+      }
+    }
+    const began = (
+      await pool([...jobsOf.values()].flat(), CONCURRENCY, async ({ workflowId, slot }) => {
+        const events = (await stack.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+        const first = events.find((e) => e.workflowTaskStartedEventAttributes);
+        return first ? tsMs(first.eventTime) - slot : Number.NaN;
+      })
+    )
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
+
+    // The schedules' own workflows: their events inside the window, per fire of the same schedules.
+    let eventsPerFire: number | null = null;
+    let wftsPerFire: number | null = null;
+    if (side !== 'floor') {
+      const sample = [...expected.keys()].slice(0, 60);
+      const counted = await pool(sample, CONCURRENCY, async (id) => {
+        const workflowId = side === 'ours' ? scheduleWorkflowId('acme', id) : `temporal-sys-scheduler:${id}`;
+        const events = (await stack.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+        const inWindow = events.filter((e) => tsMs(e.eventTime) >= w0 && tsMs(e.eventTime) < w1);
+        return {
+          events: inWindow.length,
+          wfts: inWindow.filter((e) => e.workflowTaskCompletedEventAttributes).length,
+          fires: jobsOf.get(id)?.length ?? 0,
+        };
+      });
+      const sampledFires = counted.reduce((s, c) => s + c.fires, 0);
+      eventsPerFire = counted.reduce((s, c) => s + c.events, 0) / sampledFires;
+      wftsPerFire = counted.reduce((s, c) => s + c.wfts, 0) / sampledFires;
+    }
+    return {
+      side,
+      fires,
+      expected: expectedFires,
+      lost,
+      doubled,
+      began,
+      cpu: {
+        server: cpuAfter.server - cpuBefore.server,
+        scheduler: cpuAfter.scheduler - cpuBefore.scheduler,
+        jobs: cpuAfter.jobs - cpuBefore.jobs,
+      },
+      eventsPerFire,
+      wftsPerFire,
+      persistence,
+      loadBefore,
+      loadAfter,
+    };
+  } finally {
+    await stopStack(stack);
+  }
+}
+
+/** The floor: each expected slot's job started FLOOR_LEAD_MS before it, with a start delay to it. */
+async function startFloorJobs(stack: Stack, expected: Map<string, number[]>, from: number, to: number) {
+  const starts = [...expected.entries()]
+    .flatMap(([id, slots]) => slots.map((slot) => ({ id, slot, at: slot - FLOOR_LEAD_MS })))
+    .filter((s) => s.at >= from && s.slot < to)
+    .sort((a, b) => a.at - b.at);
+  for (let i = 0; i < starts.length; ) {
+    await sleep(starts[i]!.at - Date.now());
+    const due = [];
+    while (i < starts.length && starts[i]!.at <= Date.now()) due.push(starts[i++]!);
+    await pool(due, CONCURRENCY, ({ id, slot }) =>
+      stack.client.workflow.start('noopJob', {
+        taskQueue: JOB_QUEUE,
+        workflowId: `fjob-${id}-${slot}`,
+        args: [{ occurrence_id: id }],
+        startDelay: slot - Date.now(),
+      }),
+    );
+  }
+}
+
+const ms = (x: number) => (Number.isFinite(x) ? `${(x / 1000).toFixed(2)} s` : '—');
+const perFire = (r: Result) => ((r.cpu.server + r.cpu.scheduler + r.cpu.jobs) * 1000) / r.fires;
+const callsPerFire = (r: Result) => r.persistence.reduce((s, c) => s + c.requests, 0) / r.fires;
+
+const results: Result[] = [];
+for (const side of SIDES) results.push(await runSide(side));
+const byName = (side: Side) => results.find((r) => r.side === side);
+const command = `node --import tsx bench/scheduler/steady-state.ts ${process.argv.slice(2).join(' ')}`.trim();
+const lines = [
+  `### Steady state: ${N} schedules (${args.mix.join('/')} % every minute / 5 minutes / hourly), a ${args.minutes}-minute window`,
+  '',
+  `Command: \`${command}\`; ${new Date().toISOString()}; ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB.`,
+  '',
+  '| side | fires (expected) | lost / doubled | job began p50 / p99 | server CPU s | scheduler worker CPU s | job worker CPU s | total CPU ms / fire | events / fire (WFTs) | persistence calls / fire | load before → after |',
+  '|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|',
+  ...results.map(
+    (r) =>
+      `| ${r.side} | ${r.fires} (${r.expected}) | ${r.lost} / ${r.doubled} | ${ms(quantile(r.began, 0.5))} / ${ms(quantile(r.began, 0.99))} | ${r.cpu.server.toFixed(1)} | ${r.cpu.scheduler.toFixed(1)} | ${r.cpu.jobs.toFixed(1)} | ${perFire(r).toFixed(1)} | ${r.eventsPerFire === null ? '—' : `${r.eventsPerFire.toFixed(1)} (${r.wftsPerFire!.toFixed(2)})`} | ${callsPerFire(r).toFixed(1)} | ${r.loadBefore} → ${r.loadAfter} |`,
+  ),
+];
+const ours = byName('ours');
+for (const other of ['temporal', 'floor'] as const) {
+  const o = byName(other);
+  if (!ours || !o) continue;
+  lines.push(
+    '',
+    `Ours / ${other}: CPU per fire ${(perFire(ours) / perFire(o)).toFixed(2)}, job-began p99 ${(quantile(ours.began, 0.99) / quantile(o.began, 0.99)).toFixed(2)}.`,
+  );
+}
+console.log(lines.join('\n'));
