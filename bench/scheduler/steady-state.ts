@@ -7,13 +7,15 @@
  *   the slot with a start delay to it, so the server alone begins it then: what one durable start per fire
  *   costs this server, and what any scheduler must at least pay.
  *
- *   node --import tsx bench/scheduler/steady-state.ts [--schedules 200] [--minutes 4] [--warmup 3]
+ *   node --import tsx bench/scheduler/steady-state.ts [--schedules 200] [--minutes 6] [--warmup 2]
  *        [--side all|ours|temporal|floor] [--mix 60,30,10] [--floor-lead 120]
  *
  * Schedule i's cadence follows --mix (percent every minute, every 5 minutes, hourly); the 5-minute ones are
  * spread over the minute of the five, the hourly ones over the minutes of the window, so that each fires
  * once in it. After creation the side runs --warmup minutes (ours arms, Temporal's schedules settle), then
- * the window [W0, W0 + M min) is measured: CPU (user+sys from /proc) of the dev server, our scheduler
+ * the window [W0, W0 + M min) is measured, W0 half a minute past a minute (no slot on its edges; every
+ * slot of these cadences is on a minute, and a schedule that arms several slots per task wakes on one, so a
+ * window of whole cycles — 6 minutes for one every minute — holds its waves whole): CPU (user+sys from /proc) of the dev server, our scheduler
  * worker and the job worker over the window; the server's persistence calls over it; the fires are the jobs
  * whose slot is in the window (lost: a slot with no job; doubled: more than one); lateness is when the
  * job's code began (its first workflow task started) − its slot; history events per fire of the
@@ -42,8 +44,8 @@ import { type PersistenceCall, persistenceDelta, scrapePersistence } from './ser
 
 const args = benchArgs('node --import tsx bench/scheduler/steady-state.ts', {
   schedules: integer(200, 'schedules per side'),
-  minutes: integer(4, 'minutes of the measured window'),
-  warmup: integer(3, 'minutes between the end of creation and the window'),
+  minutes: integer(6, 'minutes of the measured window'),
+  warmup: integer(2, 'minutes between the end of creation and the window'),
   side: oneOf(['all', 'ours', 'temporal', 'floor'], 'all', 'which side runs'),
   mix: integers([60, 30, 10], 'percent of schedules every minute, every 5 minutes, hourly'),
   'floor-lead': decimal(DEFAULT_ARM_LEAD_MS / 1000, 'the floor: seconds before its slot a job is started'),
@@ -74,7 +76,7 @@ const CADENCES: Cadence[] = [
   { name: '5 minutes', cron: (i) => `${i % 5}-59/5 * * * *` },
   {
     name: 'hourly',
-    cron: (i, w0) => `${(w0.getUTCMinutes() + (i % args.minutes)) % 60} * * * *`,
+    cron: (i, w0) => `${(w0.getUTCMinutes() + 1 + (i % args.minutes)) % 60} * * * *`,
   },
 ];
 /** Schedule i's cadence, by --mix. */
@@ -135,7 +137,7 @@ async function runSide(side: Side): Promise<Result> {
     });
     // The window opens whole minutes after creation could end (about 8 creates a second per side here).
     const createBudgetMs = (N / 8) * 1000 + 20_000;
-    const w0 = Math.ceil((Date.now() + createBudgetMs + args.warmup * MINUTE) / MINUTE) * MINUTE;
+    const w0 = Math.ceil((Date.now() + createBudgetMs + args.warmup * MINUTE) / MINUTE) * MINUTE + MINUTE / 2;
     const w1 = w0 + WINDOW_MS;
     const w0Date = new Date(w0);
     const crons = Array.from({ length: N }, (_, i) => cadenceOf(i).cron(i, w0Date));
