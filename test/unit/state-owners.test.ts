@@ -64,7 +64,7 @@ function stateFieldOf(chain: string[], aliases: Map<string, string>): string | n
   return aliases.get(chain[0]!) ?? null;
 }
 
-export function writesIn(file: string, source: string): Write[] {
+function writesIn(file: string, source: string): Write[] {
   const module = parseSync(source, { syntax: 'typescript', target: 'es2022' });
   const writes: Write[] = [];
   const aliases = new Map<string, string>();
