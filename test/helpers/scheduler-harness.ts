@@ -8,11 +8,12 @@ import { TenantPolicy, UNLIMITED_QUOTAS } from '../../src/model/tenant-policy.js
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { schedulerReplayOptions } from '../../src/worker.js';
 import type { JobRecorder } from '../fixtures/jobs.js';
+import { JOB_QUEUE, SCHEDULER_QUEUE } from './schedule-workflow.js';
 import { createTimeSkippingEnv } from './servers.js';
 
+export { JOB_QUEUE, SCHEDULER_QUEUE };
+
 const jobWorkflows = fileURLToPath(new URL('../fixtures/jobs.ts', import.meta.url));
-export const SCHEDULER_QUEUE = 'scheduler';
-export const JOB_QUEUE = 'jobs';
 
 export interface JobRun {
   occurrenceId: string;

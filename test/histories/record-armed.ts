@@ -5,10 +5,10 @@
 // delayed starts on time when it skips (src/testing/index.ts), which no recorded event depends on.
 //   node --import tsx test/histories/record-armed.ts test/histories/v0.8.0
 import '../helpers/quiet-sdk.js';
-import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
-import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
+import { startScheduleDirectly } from '../helpers/schedule-workflow.js';
+import { JOB_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 import { historySaver, recordingDirectory } from './recorded.js';
 
 const SECOND = 1000;
@@ -82,19 +82,12 @@ try {
   await h.env.sleep(HOUR);
 
   // An armed run that continues as new, carrying what it armed.
-  const continued = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
-    taskQueue: SCHEDULER_QUEUE,
-    workflowId: scheduleWorkflowId('acme', 'armed-continue'),
-    args: [
-      {
-        identity: { schedule_id: 'armed-continue', tenant_id: 'acme', owner_ref: 'ops' },
-        spec: ScheduleSpec.parse({ target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
-        defaultJobTaskQueue: JOB_QUEUE,
-        createdAt: new Date(await h.now()).toISOString(),
-        continueAsNewAfterEvents: 60,
-        armLeadMs: LEAD,
-      },
-    ],
+  const continued = await startScheduleDirectly(h.env.client, {
+    scheduleId: 'armed-continue',
+    spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } },
+    createdAt: new Date(await h.now()).toISOString(),
+    continueAsNewAfterEvents: 60,
+    armLeadMs: LEAD,
   });
   await h.env.sleep(40 * MINUTE);
   await sdk.cancel('armed-continue');

@@ -8,10 +8,10 @@
 // file name (two branches recording into one release directory then never write the same file).
 import { parseArgs } from 'node:util';
 import '../helpers/quiet-sdk.js';
-import { ScheduleSpec } from '../../src/model/contracts.js';
-import { occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
-import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
-import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+import { occurrenceId } from '../../src/model/ids.js';
+import { SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
+import { startScheduleDirectly } from '../helpers/schedule-workflow.js';
+import { JOB_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 import { historySaver, recordingDirectory } from './recorded.js';
 
 const MINUTE = 60_000;
@@ -134,18 +134,11 @@ try {
     signal_name: 'occurrence',
     start: { workflow_type: 'signalInbox', task_queue: JOB_QUEUE },
   };
-  const edited = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
-    taskQueue: SCHEDULER_QUEUE,
-    workflowId: scheduleWorkflowId('acme', 'edit-continue'),
-    args: [
-      {
-        identity: { schedule_id: 'edit-continue', tenant_id: 'acme', owner_ref: 'ops' },
-        spec: ScheduleSpec.parse({ target: inbox, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
-        defaultJobTaskQueue: JOB_QUEUE,
-        createdAt: new Date(await h.now()).toISOString(),
-        continueAsNewAfterEvents: 60,
-      },
-    ],
+  const edited = await startScheduleDirectly(h.env.client, {
+    scheduleId: 'edit-continue',
+    spec: { target: inbox, timing: { kind: 'INTERVAL', every: 'PT1M' } },
+    createdAt: new Date(await h.now()).toISOString(),
+    continueAsNewAfterEvents: 60,
     memo: { SchedulerVersion: 1 },
   });
   await h.env.sleep(3 * MINUTE + 1000);
@@ -183,25 +176,18 @@ try {
   await save('allow-then-skip', 'allow-then-skip');
 
   // A catch-up that continues as new half-way: the first run's history ends in ContinuedAsNew.
-  const handle = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
-    taskQueue: SCHEDULER_QUEUE,
-    workflowId: scheduleWorkflowId('acme', 'catch-up'),
-    args: [
-      {
-        identity: { schedule_id: 'catch-up', tenant_id: 'acme', owner_ref: 'ops' },
-        spec: ScheduleSpec.parse({
-          target: job,
-          timing: { kind: 'INTERVAL', every: 'PT1M' },
-          misfire: 'CATCH_UP',
-          catch_up_limit: 60,
-          max_lateness_s: 30,
-        }),
-        defaultJobTaskQueue: JOB_QUEUE,
-        // Low enough that the catch-up passes it (since 0.2 its 60 starts are 60 markers of one
-        // workflow task, no longer 120 child events).
-        continueAsNewAfterEvents: 60,
-      },
-    ],
+  const handle = await startScheduleDirectly(h.env.client, {
+    scheduleId: 'catch-up',
+    spec: {
+      target: job,
+      timing: { kind: 'INTERVAL', every: 'PT1M' },
+      misfire: 'CATCH_UP',
+      catch_up_limit: 60,
+      max_lateness_s: 30,
+    },
+    // Low enough that the catch-up passes it (since 0.2 its 60 starts are 60 markers of one workflow
+    // task, no longer 120 child events).
+    continueAsNewAfterEvents: 60,
   });
   await h.env.sleep(MINUTE + 1000);
   await sdk.pause('catch-up');
@@ -214,17 +200,11 @@ try {
 
   // Since 0.11: a run of the first type that behaves as the second continues as new as the second
   // (PATCHES.RETIRE_ONTO_V2); recorded by older releases, such a run continues as its own type.
-  const retiring = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE_V1, {
-    taskQueue: SCHEDULER_QUEUE,
-    workflowId: scheduleWorkflowId('acme', 'retire'),
-    args: [
-      {
-        identity: { schedule_id: 'retire', tenant_id: 'acme', owner_ref: 'ops' },
-        spec: ScheduleSpec.parse({ target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
-        defaultJobTaskQueue: JOB_QUEUE,
-        continueAsNewAfterEvents: 60,
-      },
-    ],
+  const retiring = await startScheduleDirectly(h.env.client, {
+    type: SCHEDULE_WORKFLOW_TYPE_V1,
+    scheduleId: 'retire',
+    spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } },
+    continueAsNewAfterEvents: 60,
   });
   await h.env.sleep(12 * MINUTE + 10_000);
   await sdk.cancel('retire');

@@ -7,20 +7,19 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { repoRoot } from '../../scripts/toolchain.mjs';
 import { SchedulerClient } from '../../src/api/client.js';
-import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
+import type { ScheduleSpecInput } from '../../src/model/contracts.js';
 import type { DevServer } from '../../src/runtime/dev-server.js';
 import { registerSearchAttributes } from '../../src/runtime/namespace.js';
 import { freePort } from '../../src/runtime/ports.js';
-import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import type { RunLine } from '../fixtures/durable-jobs.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
+import { JOB_QUEUE, SCHEDULER_QUEUE, startScheduleDirectly } from '../helpers/schedule-workflow.js';
 import { type DevServerExtras, startTestDevServer, tempDir } from '../helpers/servers.js';
 import { OPEN_TARGETS, writeTenantsFile } from '../helpers/tenants.js';
 import { settleAll } from '../helpers/transient.js';
 
-export const SCHEDULER_QUEUE = 'scheduler';
-export const JOB_QUEUE = 'jobs';
+export { JOB_QUEUE, SCHEDULER_QUEUE };
+
 const workerScript = fileURLToPath(new URL('../fixtures/worker-process.ts', import.meta.url));
 
 export interface Stack {
@@ -104,23 +103,10 @@ export function startScheduleWorkflow(
   stack: Stack,
   schedule: { scheduleId: string; spec: ScheduleSpecInput; ownerRef?: string; createdAtMs?: number },
 ) {
-  return stack.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
-    taskQueue: SCHEDULER_QUEUE,
-    workflowId: scheduleWorkflowId('acme', schedule.scheduleId),
-    args: [
-      {
-        identity: {
-          schedule_id: schedule.scheduleId,
-          tenant_id: 'acme',
-          owner_ref: schedule.ownerRef ?? 'ops',
-        },
-        spec: ScheduleSpec.parse(schedule.spec),
-        ...(schedule.createdAtMs !== undefined
-          ? { createdAt: new Date(schedule.createdAtMs).toISOString() }
-          : {}),
-        defaultJobTaskQueue: JOB_QUEUE,
-      },
-    ],
+  const { createdAtMs, ...rest } = schedule;
+  return startScheduleDirectly(stack.client, {
+    ...rest,
+    ...(createdAtMs !== undefined ? { createdAt: new Date(createdAtMs).toISOString() } : {}),
   });
 }
 

@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActivities } from '../../src/activities/index.js';
-import { ScheduleSpec } from '../../src/model/contracts.js';
 import { occurrenceIdPrefix, scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { SCHEDULE_WORKFLOW_TYPE, SCHEDULE_WORKFLOW_TYPE_V1 } from '../../src/workflows/definitions.js';
 import { PATCHES } from '../../src/workflows/patches.js';
 import { changeVersionUpserts, markerText, patchMarkers } from '../helpers/history.js';
-import { JOB_QUEUE, SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
+import { startScheduleDirectly } from '../helpers/schedule-workflow.js';
+import { SCHEDULER_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;
 const job = { type: 'JOB' as const, job_type: 'recordedJob' };
@@ -38,17 +38,11 @@ describe('schedule workflow types (time-skipping server)', () => {
       timing: { kind: 'INTERVAL', every: 'PT10M' },
     });
     // As 0.9 started it: the first type, the same definition, counted from the same instant.
-    await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE_V1, {
-      taskQueue: SCHEDULER_QUEUE,
-      workflowId: scheduleWorkflowId('acme', 'first-type'),
-      args: [
-        {
-          identity: { schedule_id: 'first-type', tenant_id: 'acme', owner_ref: 'ops' },
-          spec: ScheduleSpec.parse({ target: job, timing: { kind: 'INTERVAL', every: 'PT10M' } }),
-          defaultJobTaskQueue: JOB_QUEUE,
-          createdAt: created.schedule.created_at,
-        },
-      ],
+    await startScheduleDirectly(h.env.client, {
+      type: SCHEDULE_WORKFLOW_TYPE_V1,
+      scheduleId: 'first-type',
+      spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT10M' } },
+      createdAt: created.schedule.created_at,
     });
     await h.env.sleep(35 * MINUTE);
     // An edit takes the version memo path (PATCHES.VERSION_MEMO), asked only where an edit happens.
@@ -98,18 +92,12 @@ describe('schedule workflow types (time-skipping server)', () => {
       target: job,
       timing: { kind: 'INTERVAL', every: 'PT1M' },
     });
-    const first = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE_V1, {
-      taskQueue: SCHEDULER_QUEUE,
-      workflowId: scheduleWorkflowId('acme', 'retiring'),
-      args: [
-        {
-          identity: { schedule_id: 'retiring', tenant_id: 'acme', owner_ref: 'ops' },
-          spec: ScheduleSpec.parse({ target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } }),
-          defaultJobTaskQueue: JOB_QUEUE,
-          createdAt: created.schedule.created_at,
-          continueAsNewAfterEvents: 60,
-        },
-      ],
+    const first = await startScheduleDirectly(h.env.client, {
+      type: SCHEDULE_WORKFLOW_TYPE_V1,
+      scheduleId: 'retiring',
+      spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } },
+      createdAt: created.schedule.created_at,
+      continueAsNewAfterEvents: 60,
     });
     await h.env.sleep(20 * MINUTE + 10_000);
 
