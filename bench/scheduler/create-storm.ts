@@ -24,6 +24,7 @@ import {
   stopStack,
 } from '../../test/integration/support.js';
 import { benchArgs, integer, oneOf } from '../args.js';
+import { log, sleep } from './common.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/create-storm.ts', {
   creates: integer(1000, 'schedules the storm creates'),
@@ -35,9 +36,6 @@ const N = args.creates;
 const CONCURRENCY = args.concurrency;
 const MODE = args.worker;
 const BACKGROUND = args.background;
-const t0 = Date.now();
-const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
 
 let stack: Stack | undefined;
 try {

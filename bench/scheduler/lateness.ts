@@ -36,6 +36,7 @@ import {
   stopStack,
 } from '../../test/integration/support.js';
 import { benchArgs, integer, oneOf } from '../args.js';
+import { log, sleep, tsMs } from './common.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/lateness.ts', {
   schedules: integer(1000, 'schedules due at the same minute'),
@@ -51,10 +52,6 @@ if (RECURRING && !(FIRES >= 2))
   throw new Error('--fires must be at least 2 (the steady state is between fires)');
 const TENANT = 'acme';
 const t0 = Date.now();
-const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
-const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 
 const ms = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} ms` : '—');
 

@@ -1,30 +1,4 @@
-/**
- * Steady state (issue #45): N recurring schedules at a mix of cadences — every minute, every 5 minutes,
- * hourly — firing for M minutes, side by side in one run, each side on its own fresh dev server:
- * - ours: the SDK's `create` (CRON, JOB `noopJob`, overlap ALLOW), armed the product's default lead ahead;
- * - Temporal's Schedules: `client.schedule.create` with the same cron, ALLOW_ALL;
- * - the floor: no scheduler at all — the bench itself starts each slot's job `--floor-lead` seconds before
- *   the slot with a start delay to it, so the server alone begins it then: what one durable start per fire
- *   costs this server, and what any scheduler must at least pay.
- *
- *   node --import tsx bench/scheduler/steady-state.ts [--schedules 200] [--minutes 6] [--warmup 2]
- *        [--side all|ours|temporal|floor] [--mix 60,30,10] [--floor-lead 120]
- *
- * Schedule i's cadence follows --mix (percent every minute, every 5 minutes, hourly); the 5-minute ones are
- * spread over the minute of the five, the hourly ones over the minutes of the window, so that each fires
- * once in it. After creation the side runs --warmup minutes (ours arms, Temporal's schedules settle), then
- * the window [W0, W0 + M min) is measured, W0 half a minute past a minute (no slot on its edges; every
- * slot of these cadences is on a minute, and a schedule that arms several slots per task wakes on one, so a
- * window of whole cycles — 6 minutes for one every minute — holds its waves whole): CPU (user+sys from /proc) of the dev server, our scheduler
- * worker and the job worker over the window; the server's persistence calls over it; the fires are the jobs
- * whose slot is in the window (lost: a slot with no job; doubled: more than one); lateness is when the
- * job's code began (its first workflow task started) − its slot; history events per fire of the
- * schedules' own workflows in the window. In steady state a side's work inside the window (arming ahead
- * included) is the work of the window's fires, so CPU over the window / fires is its cost per fire.
- */
-import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { DEFAULT_ARM_LEAD_MS } from '../../src/model/views.js';
 import { freePort } from '../../src/runtime/ports.js';
@@ -40,6 +14,7 @@ import {
   stopStack,
 } from '../../test/integration/support.js';
 import { benchArgs, decimal, integer, integers, oneOf } from '../args.js';
+import { createTemporalSchedule, loadavg, log, sleep, tsMs } from './common.js';
 import { type PersistenceCall, persistenceDelta, scrapePersistence } from './server-metrics.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/steady-state.ts', {
@@ -58,13 +33,6 @@ const MINUTE = 60_000;
 const WINDOW_MS = args.minutes * MINUTE;
 const FLOOR_LEAD_MS = args['floor-lead'] * 1000;
 const CONCURRENCY = 20;
-
-const t0 = Date.now();
-const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 
 interface Cadence {
   name: 'minute' | '5 minutes' | 'hourly';
@@ -159,19 +127,7 @@ async function runSide(side: Side): Promise<Result> {
             overlap: 'ALLOW',
             max_lateness_s: 3600,
           });
-        else
-          await stack.client.schedule.create({
-            scheduleId: id,
-            spec: { cronExpressions: [cron] },
-            action: {
-              type: 'startWorkflow',
-              workflowType: 'noopJob',
-              taskQueue: JOB_QUEUE,
-              workflowId: `tjob-${id}`,
-              args: [{ occurrence_id: id }],
-            },
-            policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 hour' },
-          });
+        else await createTemporalSchedule(stack.client, id, cron);
       });
     if (Date.now() > w0) throw new Error(`${side}: creation ended inside the window: raise --warmup`);
     log(`${side}: created; ${((w0 - Date.now()) / 1000).toFixed(0)} s to the window`);

@@ -45,7 +45,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Client, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { findTemporalCli, repoRoot } from '../../scripts/toolchain.mjs';
 import { SchedulerClient } from '../../src/api/client.js';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
@@ -70,6 +70,7 @@ import {
 } from '../../test/integration/support.js';
 import { benchArgs, decimal, integer, oneOf, text, toggle } from '../args.js';
 import { summarize } from '../profile/top.js';
+import { createTemporalSchedule, loadavg, log, sleep, tsMs } from './common.js';
 import { type PersistenceCall, persistenceDelta, scrapePersistence } from './server-metrics.js';
 import type { ShardInput } from './shard/workflow.js';
 
@@ -157,13 +158,8 @@ const SERVER_CONFIG: Record<string, unknown> | undefined = args['server-config']
   : undefined;
 
 const t0 = Date.now();
-const log = (msg: string) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${msg}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(ms, 0)));
-const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
-  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 const sec = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '—');
 const mib = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)} MiB` : '—');
-const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const eventName = (e: object) => {
   const key = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]);
   return key ? key.replace(/EventAttributes$/, '') : 'unknown';
@@ -324,18 +320,7 @@ async function createOne(side: Side, stack: Stack, id: string, cron: string, T: 
       ...(JITTER ? { jitter: JITTER } : {}),
     });
   } else {
-    await stack.client.schedule.create({
-      scheduleId: id,
-      spec: { cronExpressions: [cron], ...(JITTER ? { jitter: JITTER as '30s' } : {}) },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'noopJob',
-        taskQueue: JOB_QUEUE,
-        workflowId: `tjob-${id}`,
-        args: [{ occurrence_id: id }],
-      },
-      policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 hour' },
-    });
+    await createTemporalSchedule(stack.client, id, cron, JITTER);
   }
 }
 
