@@ -4,7 +4,6 @@ import { repoRoot } from '../scripts/toolchain.mjs';
 import * as defaults from './model/defaults.js';
 import { classifyAddress } from './model/network-address.js';
 import { parseTrustProxy } from './model/trust-proxy.js';
-import { DEFAULT_ARM_LEAD_MS } from './model/views.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -250,9 +249,22 @@ export const EnvironmentSchema = z.object({
     .int()
     .min(0)
     .max(3600)
-    .default(DEFAULT_ARM_LEAD_MS / 1000)
+    .default(defaults.DEFAULT_ARM_LEAD_MS / 1000)
     .describe(
       'how long before its slot a recurring `ALLOW` JOB is started with a delay to its instant (armed: the server begins it at the instant; a pause, edit, cancel or revocation before then takes it back). Also how long before a job begins its target was last checked against the tenant policy. `0`: every job started at its instant. Thousands due at one minute need a longer lead (10,000 on two cores: 900; runtime.md, "Armed hand-offs", sizing the lead)',
+    ),
+  /**
+   * How far ahead a recurring ALLOW JOB's slots are armed when that is longer than the lead: every slot
+   * within it, at most ten, in one workflow task. 0: the lead alone.
+   */
+  SCHEDULER_ARM_AHEAD_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .default(defaults.DEFAULT_ARM_AHEAD_MS / 1000)
+    .describe(
+      "how far ahead of now a recurring `ALLOW` JOB arms its slots when that is longer than `SCHEDULER_ARM_LEAD_S`: every slot within it, at most ten, in one workflow task, so that a schedule every minute costs one task per five fires instead of one per fire (performance.md). It widens the lead's bound on how stale the tenant policy may be when a job begins (a policy change takes armed jobs back: tenancy-and-security.md); `0`: the lead alone. No effect when `SCHEDULER_ARM_LEAD_S` is `0`",
     ),
   /**
    * `on` (default): a new schedule whose first run is more than a minute past its arm lead (at least 60 s)

@@ -1,6 +1,6 @@
 import { cpus, totalmem } from 'node:os';
+import { DEFAULT_ARM_LEAD_MS } from '../../src/model/defaults.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { DEFAULT_ARM_LEAD_MS } from '../../src/model/views.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
 import {

@@ -21,3 +21,10 @@ function spreadOf(key: string): number {
  */
 export const armAtMs = (fireAtMs: number, leadMs: number, spreadKey: string): number =>
   fireAtMs - leadMs + Math.floor(spreadOf(spreadKey) * (leadMs / 2));
+
+/**
+ * How far ahead of its instant a schedule arms a slot: its lead, or how far it arms ahead when longer. No
+ * lead: never armed, whatever the ahead.
+ */
+export const armWithinMs = (leadMs: number, aheadMs: number): number =>
+  leadMs > 0 ? Math.max(leadMs, aheadMs) : 0;

@@ -39,3 +39,16 @@ export const DEFAULT_MAX_REVOCATION_SHARE = 0.5;
 
 /** SCHEDULER_OVERDUE_AFTER_S: an active schedule whose next run is older than this is overdue. */
 export const DEFAULT_OVERDUE_AFTER_S = 300;
+
+/**
+ * SCHEDULER_ARM_LEAD_S (in ms): how long before its slot a recurring ALLOW JOB is armed (started with a delay
+ * to its instant); also how long before a job begins its target is last checked against the tenant policy.
+ */
+export const DEFAULT_ARM_LEAD_MS = 120_000;
+
+/**
+ * SCHEDULER_ARM_AHEAD_S (in ms): every slot within this of now is armed, when longer than the lead (at most
+ * ARMED_AT_MOST of them), so that a schedule every minute arms several slots per workflow task. It widens
+ * the lead's bound on how stale the tenant policy may be when a job begins; 0 keeps the lead alone.
+ */
+export const DEFAULT_ARM_AHEAD_MS = 600_000;

@@ -13,6 +13,12 @@ export function scheduleIdOf(workflowId: string): { tenantId: string; scheduleId
   return match ? { tenantId: match[1]!, scheduleId: match[2]! } : null;
 }
 
+/** The tenant and schedule of an occurrence ID (a JOB's workflow ID), or null for any other ID. */
+export function occurrenceOf(workflowId: string): { tenantId: string; scheduleId: string } | null {
+  const match = /^occurrence\/([^/]+)\/(.+)\/[^/]+$/.exec(workflowId);
+  return match ? { tenantId: match[1]!, scheduleId: match[2]! } : null;
+}
+
 /** Instants in IDs are always UTC with milliseconds, so one instant has exactly one spelling. */
 export function canonicalInstant(iso: string): string {
   const ms = Date.parse(iso);

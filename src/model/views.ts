@@ -98,13 +98,6 @@ export const newScheduleDocument = (
   });
 
 /**
- * How long before its slot a recurring ALLOW JOB is armed (started with a delay to its instant) unless the
- * deployment says otherwise (SCHEDULER_ARM_LEAD_S); also how long before a job begins its target is last
- * checked against the tenant policy.
- */
-export const DEFAULT_ARM_LEAD_MS = 120_000;
-
-/**
  * A schedule's own answer as of `nowMs`: an armed job whose instant passed has begun (the server starts it
  * then; the schedule records it at its next wake, which may be a lead before its next slot), so it shows
  * HANDED_OFF, counts as the last run, and leaves the next runs.

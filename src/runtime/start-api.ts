@@ -26,6 +26,7 @@ const serveOptions = ({
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   jobTaskQueue: env.SCHEDULER_JOB_TASK_QUEUE,
   armLeadMs: env.SCHEDULER_ARM_LEAD_S * 1000,
+  armAheadMs: env.SCHEDULER_ARM_AHEAD_S * 1000,
   startAsleep: env.SCHEDULER_START_ASLEEP === 'on',
   host: env.SCHEDULER_API_HOST,
   port: env.SCHEDULER_API_PORT,

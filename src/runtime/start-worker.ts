@@ -5,6 +5,7 @@ import { HOLIDAY_DATA_VERSION } from '../calendar/holiday-data.js';
 import { zoneRules } from '../calendar/index.js';
 import type { Environment } from '../config.js';
 import { createSchedulerWorker } from '../worker.js';
+import { watchArmedPolicy } from './armed-policy-watch.js';
 import type { Roles } from './deployment.js';
 import { assertPortFree, freePort } from './ports.js';
 import { watchReleases } from './release-watch.js';
@@ -33,7 +34,10 @@ export async function installWorkerRuntime(env: Environment, roles: Roles): Prom
   return metricsAddress;
 }
 
-/** Runs the worker on its own connection until stopped, and watches the tz database and holiday data. */
+/**
+ * Runs the worker on its own connection until stopped, watches the tz database and holiday data, and checks
+ * armed jobs against the tenant policy whenever it changes.
+ */
 export async function startWorker(options: {
   env: Environment;
   temporal: TemporalConnections;
@@ -65,4 +69,12 @@ export async function startWorker(options: {
     meter: Runtime.instance().metricMeter,
   });
   stops.add(async () => releaseWatch.stop());
+  const armedPolicyWatch = watchArmedPolicy(temporal.client, {
+    policy: options.tenantPolicy.current,
+    onPolicyChange: options.tenantPolicy.onChange,
+    schedulerTaskQueue: env.TEMPORAL_TASK_QUEUE,
+    missingTenantGraceMs: env.SCHEDULER_MISSING_TENANT_GRACE_S * 1000,
+    log: options.log,
+  });
+  stops.add(async () => armedPolicyWatch.stop());
 }

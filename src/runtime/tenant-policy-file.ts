@@ -13,6 +13,8 @@ export interface TenantPolicySource {
   current(): TenantPolicy;
   /** One line for the start-up log. */
   describe(): string;
+  /** Calls `listener` after every reload that changed the policy in force; returns how to stop. */
+  onChange(listener: () => void): () => void;
   close(): void;
 }
 
@@ -54,14 +56,17 @@ export function loadTenantPolicy(options: TenantPolicyOptions): TenantPolicySour
         options.development
           ? `development tenant '${DEVELOPMENT_TENANT}' reaches every queue, workflow and sink (set SCHEDULER_TENANTS_FILE in production)`
           : 'no SCHEDULER_TENANTS_FILE: every target is refused until the operator writes one',
+      onChange: () => () => {},
       close: () => {},
     };
   }
   let policy = read(file);
+  const listeners = new Set<() => void>();
   watchFile(file, { interval: options.pollIntervalMs ?? 2000 }, () => {
     try {
       policy = read(file);
       options.log(`tenant policy reloaded: ${policy.describe()}`);
+      for (const listener of listeners) listener();
     } catch (err) {
       // A broken edit keeps the previous policy: what last worked stays in force, loudly.
       options.log(`tenant policy not reloaded, keeping the previous one: ${(err as Error).message}`);
@@ -70,6 +75,10 @@ export function loadTenantPolicy(options: TenantPolicyOptions): TenantPolicySour
   return {
     current: () => policy,
     describe: () => policy.describe(),
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     close: () => unwatchFile(file),
   };
 }

@@ -83,6 +83,13 @@ export const wakeUpdate = defineUpdate<null, [Record<string, never>]>('wake');
  * `zone`, or when every buffered slot is already at least `if_older_than`.
  */
 export const recomputeUpdate = defineUpdate<RecomputeResult, [RecomputeRequest]>('recompute');
+/**
+ * A worker's tenant policy changed and no longer allows the targets of these armed jobs (`reason`: the
+ * policy's): take back those that have not begun (their occurrences SKIPPED, refused). Sent by every worker
+ * whose policy file changed (src/runtime/armed-policy-watch.ts): repeated, it takes back nothing more.
+ */
+export const armedTargetsRefusedSignal =
+  defineSignal<[{ occurrence_ids: string[]; reason: string }]>('armedTargetsRefused');
 /** A worker whose tz database (`version`) is newer than the schedule's buffered slots' says so (describe shows it). */
 export const newerTzSignal = defineSignal<[{ version: string }]>('newerTz');
 /** A worker whose holiday data (`version`, e.g. date-holidays@3.38.0) is newer than the buffered slots' says so. */

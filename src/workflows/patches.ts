@@ -115,6 +115,22 @@ export const PATCHES = {
     asked:
       'where first needed: at continue-as-new, after VERSION_MEMO, in runs of the first type that behave as born knowing (RunVersion.retiresOntoV2)',
   },
+  RECOMPUTE_DISARMS: {
+    level: 14,
+    id: 'v0.11-recompute-disarms',
+    effect:
+      'a requested recompute takes back the armed jobs that have not begun and computes their slots again with the rest',
+    release: 'v0.11.0',
+    asked: 'where first needed: in a requested recompute that will recompute, with jobs armed; never hoist',
+  },
+  POLICY_DISARMS: {
+    level: 15,
+    id: 'v0.11-policy-disarms',
+    effect:
+      'armed jobs whose target a changed tenant policy refuses (armedTargetsRefused) are taken back, their occurrences SKIPPED',
+    release: 'v0.11.0',
+    asked: 'where first needed: at an armedTargetsRefused signal, with one of its jobs armed; never hoist',
+  },
 } as const;
 
 export type Patch = (typeof PATCHES)[keyof typeof PATCHES];

@@ -7,7 +7,9 @@ import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import type { ScheduleWorkflowInput } from '../../src/workflows/schedule/workflow.js';
 
 export interface DirectSchedule
-  extends Partial<Pick<ScheduleWorkflowInput, 'createdAt' | 'continueAsNewAfterEvents' | 'armLeadMs'>> {
+  extends Partial<
+    Pick<ScheduleWorkflowInput, 'createdAt' | 'continueAsNewAfterEvents' | 'armLeadMs' | 'armAheadMs'>
+  > {
   scheduleId: string;
   spec: ScheduleSpecInput;
   /** Default the current type (SCHEDULE_WORKFLOW_TYPE). */

@@ -107,7 +107,9 @@ export class SchedulerHarness {
   sdk(
     tenant = 'acme',
     owner = 'ops',
-    options: Partial<Pick<SchedulerClientOptions, 'tenantPolicy' | 'armLeadMs' | 'calendar'>> = {},
+    options: Partial<
+      Pick<SchedulerClientOptions, 'tenantPolicy' | 'armLeadMs' | 'armAheadMs' | 'calendar'>
+    > = {},
   ): SchedulerClient {
     return new SchedulerClient({
       client: this.env.client,

@@ -6,10 +6,10 @@
 //   node --import tsx test/histories/record-armed.ts test/histories/v0.8.0
 import '../helpers/quiet-sdk.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
+import { armedTargetsRefusedSignal, ownerRevokedSignal } from '../../src/workflows/definitions.js';
 import { startScheduleDirectly } from '../helpers/schedule-workflow.js';
 import { JOB_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
-import { historySaver, recordingDirectory } from './recorded.js';
+import { historySaver, recordingDirectory, writeRecordedHistory } from './recorded.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -18,7 +18,8 @@ const LEAD = 2 * MINUTE;
 const outDir = recordingDirectory('record-armed.ts <output directory>');
 
 const h = await SchedulerHarness.start();
-const sdk = h.sdk('acme', 'ops', { armLeadMs: LEAD });
+// The lead alone, as these were recorded in 0.8; arming ahead: 'armed-ahead' below.
+const sdk = h.sdk('acme', 'ops', { armLeadMs: LEAD, armAheadMs: 0 });
 const job = { type: 'JOB' as const, job_type: 'recordedJob', task_queue: JOB_QUEUE };
 const hourly = { kind: 'CRON' as const, expression: '0 * * * *', timezone: 'UTC' };
 const save = historySaver(h.env.client, outDir);
@@ -93,6 +94,45 @@ try {
   await sdk.cancel('armed-continue');
   await h.env.sleep(MINUTE);
 
+  // Since 0.11, armed ahead (armAheadMs, 10 minutes): every minute, up to ARMED_AT_MOST slots per task; a
+  // pause takes them all back, a resume arms them again, an edit replaces them, a recompute and a policy
+  // change take them back, and the run continues as new carrying them and its armAheadMs.
+  const ahead = await startScheduleDirectly(h.env.client, {
+    scheduleId: 'armed-ahead',
+    spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } },
+    createdAt: new Date(await h.now()).toISOString(),
+    continueAsNewAfterEvents: 120,
+    armLeadMs: LEAD,
+    armAheadMs: 10 * MINUTE,
+  });
+  await h.env.sleep(25 * MINUTE + 30 * SECOND);
+  await sdk.pause('armed-ahead', 'maintenance', { wait: true });
+  await h.env.sleep(3 * MINUTE);
+  await sdk.resume('armed-ahead', { wait: true });
+  await h.env.sleep(7 * MINUTE);
+  const edited = await sdk.describe('armed-ahead');
+  await sdk.update('armed-ahead', {
+    expected_version: edited.schedule.version,
+    spec: { target: { ...job, payload: { edited: true } }, timing: { kind: 'INTERVAL', every: 'PT1M' } },
+  });
+  await h.env.sleep(7 * MINUTE);
+  // A recompute takes the armed slots back and arms them again (PATCHES.RECOMPUTE_DISARMS); a policy
+  // change refusing some armed jobs' targets takes those back, SKIPPED (PATCHES.POLICY_DISARMS).
+  await sdk.recomputeSchedule('armed-ahead', { reason: 'recording' });
+  await h.env.sleep(2 * MINUTE);
+  const armedNow = (await sdk.describe('armed-ahead')).recent_occurrences
+    .filter((o) => o.status === 'ARMED')
+    .map((o) => o.occurrence_id);
+  await h.env.client.workflow
+    .getHandle(scheduleWorkflowId('acme', 'armed-ahead'))
+    .signal(armedTargetsRefusedSignal, {
+      occurrence_ids: armedNow.slice(-2),
+      reason: 'the tenant policy in force (recording) refuses it: target.job_type: not allowed',
+    });
+  await h.env.sleep(20 * MINUTE);
+  await sdk.cancel('armed-ahead');
+  await h.env.sleep(MINUTE);
+
   await save('armed-hourly', 'armed-hourly');
   await save('armed-frequent', 'armed-frequent');
   await save('armed-pause', 'armed-pause');
@@ -101,6 +141,16 @@ try {
   await save('armed-cancel', 'armed-cancel');
   await save('armed-continue-first-run', 'armed-continue', continued.firstExecutionRunId);
   await save('armed-continue-last-run', 'armed-continue');
+  // Every run of the chain: the recompute and the policy change may land in any of them.
+  let runId: string | null | undefined = ahead.firstExecutionRunId;
+  for (let run = 1; runId; run++) {
+    const history = await h.env.client.workflow
+      .getHandle(scheduleWorkflowId('acme', 'armed-ahead'), runId)
+      .fetchHistory();
+    writeRecordedHistory(outDir, `armed-ahead-run-${run}`, history);
+    runId = history.events?.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)
+      ?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+  }
 } finally {
   await h.teardown();
 }

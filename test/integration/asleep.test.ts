@@ -38,7 +38,8 @@ describe('schedules created asleep (dev server, real time)', () => {
   let sdk: SchedulerClient;
   let runLog: string;
   beforeAll(async () => {
-    stack = await startStack('asleep-', {}, { armLeadMs: LEAD_MS });
+    // The lead alone decides when a schedule created asleep wakes (arming ahead: test/unit/arming.test.ts).
+    stack = await startStack('asleep-', {}, { armLeadMs: LEAD_MS, armAheadMs: 0 });
     runLog = join(stack.dir, 'runs.jsonl');
     sdk = stack.sdk;
     await startWorker(stack, { ROLES: 'jobs,scheduler', RUN_LOG: runLog });
@@ -170,6 +171,7 @@ describe('schedules created asleep (dev server, real time)', () => {
       jobTaskQueue: JOB_QUEUE,
       principal: { tenant_id: 'acme', owner_ref: 'ops' },
       armLeadMs,
+      armAheadMs: 0,
     });
     const {
       value: created,

@@ -3,6 +3,7 @@
 // worker) against one dev server, schedules through the HTTP API, and the worker's /metrics scraped as Prometheus text.
 //   - SCHEDULER_START_ASLEEP=off: a far-off schedule's first workflow task runs at creation;
 //   - SCHEDULER_ARM_LEAD_S: when a recurring ALLOW job is armed, and a pause inside the lead disarms it;
+//   - SCHEDULER_ARM_AHEAD_S: every slot within it armed at once, and a cancel takes them all back;
 //   - the occurrence counters (disarmed, caught up, skipped, expired, failed, duplicates prevented);
 //   - SCHEDULER_TZ_REFRESH off / notify / recompute and the worker's periodic tz check
 //     (SCHEDULER_TZ_CHECK_INTERVAL_S at its minimum, 10 s).
@@ -33,13 +34,14 @@ import {
 } from './support.js';
 
 const ARM_LEAD_S = 20;
+const ARM_AHEAD_S = 90;
 const TZ_CHECK_INTERVAL_S = 10;
 /** The tz release the behind schedules were computed with: older than any Node's. */
 const OLD_TZ = '2000a';
 const RUNTIME_TZ = zoneRules().version;
 // One tenant per counter scenario: the counters' labels are tenant, timing kind and trigger, so each
 // scenario's counts are its own.
-const TENANTS = ['acme', 'skipper', 'catcher', 'dup', 'failer'] as const;
+const TENANTS = ['acme', 'skipper', 'catcher', 'dup', 'failer', 'ahead'] as const;
 const keyOf = (tenant: string) => `documented-env-${tenant}-0123456789abcdef`;
 
 let stack: Stack;
@@ -73,6 +75,8 @@ beforeAll(async () => {
   [api, worker] = await Promise.all([
     startApiProcess(stack, TENANTS.map((t) => `${keyOf(t)}=${t}:ops`).join(','), {
       SCHEDULER_ARM_LEAD_S: String(ARM_LEAD_S),
+      // The lead alone (arming ahead: its own API process below).
+      SCHEDULER_ARM_AHEAD_S: '0',
       SCHEDULER_START_ASLEEP: 'off',
     }),
     // Not the tz tests' subject: off, so that it never touches their schedules.
@@ -206,6 +210,55 @@ describe('documented environment of the product processes', () => {
     // Counted fired when armed: fired − disarmed is what ran, the schedule's own count.
     expect(promSample(metrics, 'scheduler_occurrences_fired_total', labels)).toBe(1);
     expect((await describeOf('acme', id)).counters.fired).toBe(0);
+  });
+
+  it.concurrent('SCHEDULER_ARM_AHEAD_S: every slot within it is armed at once, and a cancel takes them all back', async () => {
+    // Tenant `ahead`: its disarms are not acme's, whose counters the lead test reads.
+    const aheadApi = await startApiProcess(stack, `${keyOf('ahead')}=ahead:ops`, {
+      SCHEDULER_ARM_LEAD_S: String(ARM_LEAD_S),
+      SCHEDULER_ARM_AHEAD_S: String(ARM_AHEAD_S),
+      SCHEDULER_START_ASLEEP: 'off',
+    });
+    const call = (method: string, path: string, body?: unknown) =>
+      aheadApi.call(method, path, { key: keyOf('ahead'), ...(body === undefined ? {} : { body }) });
+    const id = 'armed-ahead';
+    const created = await call('POST', '/v1/schedules', {
+      schedule_id: id,
+      timing: { kind: 'INTERVAL', every: 'PT15S' },
+      // Nobody polls the job queue: what the cancel does not take back waits there, unbegun.
+      target: { type: 'JOB', job_type: 'fileRecordedJob' },
+    });
+    expect(created.status).toBe(201);
+    type Listed = { status: string; fire_at: string; emitted_at: string; target_ref: string };
+    // Slots 15 s apart within 90 s: with the lead alone (20 s) at most two are ever armed at once.
+    const armed = await eventually(
+      'four slots armed at once',
+      async () => {
+        const { body } = await call('GET', `/v1/schedules/${id}/occurrences?limit=20`);
+        const items = (body.items as Listed[]).filter((o) => o.status === 'ARMED');
+        return items.length >= 4 ? items : undefined;
+      },
+      ARM_AHEAD_S * 1000,
+      500,
+    );
+    expect(new Set(armed.map((o) => o.fire_at)).size).toBe(armed.length);
+    const furthest = Math.max(...armed.map((o) => Date.parse(o.fire_at) - Date.parse(o.emitted_at)));
+    expect(furthest).toBeGreaterThan(ARM_LEAD_S * 1000 + 15_000);
+    expect(furthest).toBeLessThanOrEqual(ARM_AHEAD_S * 1000 + 1_000);
+    for (const o of armed) {
+      const job = await stack.client.workflow.getHandle(o.target_ref).describe();
+      expect(Math.abs((job.executionTime?.getTime() ?? 0) - Date.parse(o.fire_at))).toBeLessThan(1_000);
+    }
+
+    const cancelledAt = Date.now();
+    expect((await call('POST', `/v1/schedules/${id}/cancel`, { note: 'enough' })).status).toBe(200);
+    // Every armed job more than the guard (5 s) away from its instant at the cancel is taken back.
+    const takenBack = armed.filter((o) => Date.parse(o.fire_at) - cancelledAt > 10_000);
+    expect(takenBack.length).toBeGreaterThanOrEqual(2);
+    for (const o of takenBack) {
+      const status = (await stack.client.workflow.getHandle(o.target_ref).describe()).status.name;
+      expect(status).toBe('TERMINATED');
+    }
   });
 
   it.concurrent('the occurrence counters on the worker’s /metrics match what the schedules did', async () => {

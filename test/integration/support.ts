@@ -45,8 +45,11 @@ export const PROMPT_PURGE: DevServerExtras = {
 export async function startStack(
   prefix: string,
   server: DevServerExtras = {},
-  /** The SDK's arm lead (default the product's); 0 for tests of jobs started at their instant. */
-  sdkOptions: { armLeadMs?: number } = {},
+  /**
+   * The SDK's arm lead and how far it arms ahead (default the product's); lead 0 for tests of jobs started
+   * at their instant, ahead 0 for tests of the lead alone.
+   */
+  sdkOptions: { armLeadMs?: number; armAheadMs?: number } = {},
 ): Promise<Stack> {
   const dir = tempDir(prefix);
   const devServer = await startTestDevServer(join(dir, 'temporal.db'), undefined, server);

@@ -37,10 +37,12 @@ function expectContiguousGrid(occurrences: Occurrence[], everyMs: number) {
 }
 
 /**
- * The job-start results a schedule's history recorded for `text` (a job's workflow ID): a completed
- * activity's result, or a local activity's marker (v0.4's inert starts).
+ * The job-start results a schedule's history recorded for the job `workflowId`: a completed activity's
+ * result, or a local activity's marker (v0.4's inert starts). A disarm's result names the job too, in its
+ * detail: it is not a start.
  */
-function startResultsMentioning(events: HistoryEvent[], text: string): HistoryEvent[] {
+function startResultsMentioning(events: HistoryEvent[], workflowId: string): HistoryEvent[] {
+  const text = `"workflowId":${JSON.stringify(workflowId)}`;
   return events.filter((e) =>
     [
       ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
@@ -61,7 +63,10 @@ async function letRunThenCancel(stack: Stack, scheduleId: string, more = 3, slot
   // Read right after the restart: the schedule's task may still sit with the killed worker (until its
   // timeout), so the read may outlast its deadline (UNAVAILABLE) once or twice; it is asked again.
   const transient = new TransientCounter();
-  const firedBefore = fired(
+  // Slots handed off whose instant passed: an armed one is emitted minutes before its instant (since 0.11
+  // up to ARMED_AT_MOST of them), so it counts once its instant passed.
+  const begun = (list: Occurrence[]) => fired(list).filter((o) => Date.parse(o.fire_at) <= Date.now());
+  const firedBefore = begun(
     (await retryTransient('reads', transient, () => sdk.describe(scheduleId), 5)).recent_occurrences,
   ).length;
   if (transient.total() > 0) console.info(`[worker-crash ${scheduleId}] ${transient}`);
@@ -69,7 +74,7 @@ async function letRunThenCancel(stack: Stack, scheduleId: string, more = 3, slot
     `${more} more slots after the last restart`,
     async () => {
       const d = await sdk.describe(scheduleId);
-      return fired(d.recent_occurrences).length >= Math.max(firedBefore, 1) + more ? d : undefined;
+      return begun(d.recent_occurrences).length >= Math.max(firedBefore, 1) + more ? d : undefined;
     },
     60_000 + more * slotMs,
   );
@@ -166,12 +171,21 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
       local: true,
       armLeadMs: 0,
     },
-    { how: 'an armed start', every: 'PT40S', slotMs: 40_000, more: 2, local: null, armLeadMs: 30_000 },
+    {
+      how: 'an armed start',
+      every: 'PT40S',
+      slotMs: 40_000,
+      more: 2,
+      local: null,
+      armLeadMs: 30_000,
+      // Several slots armed per task (up to 90 s ahead): the kill lands among concurrent armings.
+      armAheadMs: 90_000,
+    },
   ])(
     'JOB started from $how: killed before the start and again after the job started; every slot ran exactly once',
-    async ({ every, slotMs, more, local, armLeadMs }) => {
+    async ({ every, slotMs, more, local, armLeadMs, armAheadMs }) => {
       const scheduleId = armLeadMs > 0 ? 'crash-job-armed' : local ? 'crash-job-local' : 'crash-job';
-      stack = await startStack(scheduleId, {}, { armLeadMs });
+      stack = await startStack(scheduleId, {}, { armLeadMs, ...(armAheadMs ? { armAheadMs } : {}) });
       const { sdk, client } = stack;
       const runLog = join(stack.dir, 'runs.jsonl');
       const base = { RUN_LOG: runLog, CRASH_PROBES: '1' };
@@ -215,7 +229,15 @@ describe('worker process killed mid-handoff (dev server, real processes)', () =>
       // A third process takes over: it decides the slot again and starts `startedId` with the same request
       // ID, and is answered with the run already started, not a second run.
       const w3 = await startWorker(stack, base);
-      const { occurrences, final } = await letRunThenCancel(stack, scheduleId, more, slotMs);
+      // Armed ahead, the job started in the window may be slots away: the run goes on until it began.
+      const startedAt = Date.parse(startedId.slice(startedId.lastIndexOf('/') + 1));
+      const slotsUntilStarted = Math.ceil((startedAt - Date.now()) / slotMs) + 1;
+      const { occurrences, final } = await letRunThenCancel(
+        stack,
+        scheduleId,
+        Math.max(more, slotsUntilStarted),
+        slotMs,
+      );
       expect(w3.child.exitCode).toBeNull(); // the last worker stayed up throughout
       const history = (await schedule.fetchHistory()).events ?? [];
       expect(startResultsMentioning(history, startedId)).toHaveLength(1);

@@ -49,6 +49,16 @@ const named = (release: string, name: string) =>
 /** The recorded histories' names of `release`. */
 const names = (release: string) => inRelease(release).map((f) => basename(f, RECORDED_SUFFIX));
 
+/** The activities of type `name` a history scheduled. */
+const activities = (events: readonly HistoryEvent[], name: string) =>
+  events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
+/** Workflow tasks a history ran. */
+const tasks = (events: readonly HistoryEvent[]) =>
+  events.filter((e) => e.workflowTaskStartedEventAttributes).length;
+/** Job starts: local (markers) and regular activities. */
+const jobStarts = (events: readonly HistoryEvent[]) =>
+  events.filter(isLocalActivityMarker).length + activities(events, 'startJobWorkflow').length;
+
 describe('replay of recorded schedule histories', () => {
   it('has recorded histories of every release to replay', () => {
     const releases = groupBy(files, (f) => basename(dirname(f)));
@@ -77,7 +87,7 @@ describe('replay of recorded schedule histories', () => {
     expect(releases.get('v0.10.0')?.length).toBeGreaterThanOrEqual(34);
     // v0.11.0: every scenario again by the workflow whose state has owners, a run of the first type retiring
     // onto the second, and business days.
-    expect(releases.get('v0.11.0')?.length).toBeGreaterThanOrEqual(38);
+    expect(releases.get('v0.11.0')?.length).toBeGreaterThanOrEqual(40);
   });
 
   it('replays every recorded history without nondeterminism', async () => {
@@ -262,8 +272,6 @@ describe('recorded histories of the v0.4.1 patch: no inert local starts in new r
 
 describe('recorded histories of the v0.5 patch: targets bound to their tenant', () => {
   type Events = readonly HistoryEvent[];
-  const activities = (events: Events, name: string) =>
-    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
   const childStarts = (events: Events) =>
     events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
 
@@ -411,11 +419,6 @@ describe('recorded histories of the v0.6.0 patch: the tz horizon', () => {
 
 describe('recorded histories of the v0.8.0 patch: armed hand-offs', () => {
   type Events = readonly HistoryEvent[];
-  const activities = (events: Events, name: string) =>
-    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name);
-  const tasks = (events: Events) => events.filter((e) => e.workflowTaskStartedEventAttributes).length;
-  const jobStarts = (events: Events) =>
-    events.filter(isLocalActivityMarker).length + activities(events, 'startJobWorkflow').length;
   const ms = (e: HistoryEvent) =>
     Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
   const HOUR = 3_600_000;
@@ -541,6 +544,48 @@ describe('v0.11.0: a run of the first type retires onto the second (PATCHES.RETI
     expect(continuedAs(named('v0.10.0', 'catch-up-first-run'))).toBe(SCHEDULE_WORKFLOW_TYPE);
     expect(continuedAs(named('v0.8.0', 'catch-up-first-run'))).toBe(SCHEDULE_WORKFLOW_TYPE_V1);
     expect(markerText(named('v0.8.0', 'catch-up-first-run'))).not.toContain(PATCHES.RETIRE_ONTO_V2.id);
+  });
+});
+
+describe('v0.11.0: armed ahead (armAheadMs), and armed jobs taken back by a recompute and by a policy change', () => {
+  const runs = names('v0.11.0')
+    .filter((n) => n.startsWith('armed-ahead-run-'))
+    .sort((a, b) => Number(a.split('-').at(-1)) - Number(b.split('-').at(-1)))
+    .map((n) => named('v0.11.0', n));
+  const first = runs[0]!;
+  const continuedInput = (events: readonly HistoryEvent[]) =>
+    JSON.parse(
+      Buffer.from(
+        events.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)!
+          .workflowExecutionContinuedAsNewEventAttributes!.input!.payloads![0]!.data!,
+      ).toString(),
+    );
+
+  it('arms several slots per task, and continues as new carrying its lead and how far it arms ahead', () => {
+    expect(tasks(first)).toBeLessThan(jobStarts(first) * 0.6);
+    const inputs = runs.slice(0, -1).map(continuedInput);
+    for (const input of inputs) {
+      expect(input.armLeadMs).toBe(120_000);
+      expect(input.armAheadMs).toBe(600_000);
+    }
+    expect(inputs.some((input) => input.state.armed.length > 1)).toBe(true);
+  });
+
+  it('a recompute and a refusing policy each take armed jobs back, behind their patches', () => {
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    const markers = runs.map(markerText).join(' ');
+    expect(markers).toContain(PATCHES.RECOMPUTE_DISARMS.id);
+    expect(markers).toContain(PATCHES.POLICY_DISARMS.id);
+    // pause, edit, recompute: several each; the policy change: the two it named.
+    expect(runs.flatMap((events) => activities(events, 'disarmJob')).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('the schedules armed by 0.8 and 0.10 knew neither patch', () => {
+    for (const release of ['v0.8.0', 'v0.10.0'])
+      for (const name of names(release).filter((n) => n.startsWith('armed-'))) {
+        expect(markerText(named(release, name)), name).not.toContain(PATCHES.RECOMPUTE_DISARMS.id);
+        expect(markerText(named(release, name)), name).not.toContain(PATCHES.POLICY_DISARMS.id);
+      }
   });
 });
 

@@ -74,10 +74,17 @@ describe('schedule workflow types (time-skipping server)', () => {
     const firstEvents = await history('first-type');
     const text = markerText(firstEvents);
     const asked = [...patchIds].filter((id) => text.includes(id));
-    // Every patch of the table but the two inert-start IDs a new run never asks past the guarded one, and
-    // the retirement, asked only at continue-as-new.
+    // Every patch of the table but the two inert-start IDs a new run never asks past the guarded one, the
+    // retirement, asked only at continue-as-new, and the two asked where an armed job is taken back by a
+    // recompute or a policy change.
     expect([...patchIds].filter((id) => !asked.includes(id)).sort()).toEqual(
-      [PATCHES.INERT_LOCAL_START.id, PATCHES.NO_INERT_LOCAL_START.id, PATCHES.RETIRE_ONTO_V2.id].sort(),
+      [
+        PATCHES.INERT_LOCAL_START.id,
+        PATCHES.NO_INERT_LOCAL_START.id,
+        PATCHES.RETIRE_ONTO_V2.id,
+        PATCHES.RECOMPUTE_DISARMS.id,
+        PATCHES.POLICY_DISARMS.id,
+      ].sort(),
     );
     expect(patchMarkers(firstEvents)).toHaveLength(asked.length);
     expect(changeVersionUpserts(firstEvents)).toHaveLength(asked.length);

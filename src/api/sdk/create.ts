@@ -7,7 +7,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { armAtMs } from '../../model/arming.js';
+import { armAtMs, armWithinMs } from '../../model/arming.js';
 import {
   type NextRun,
   ScheduleIdentity,
@@ -16,16 +16,12 @@ import {
   specOf,
   toNextRun,
 } from '../../model/contracts.js';
+import { DEFAULT_ARM_AHEAD_MS, DEFAULT_ARM_LEAD_MS } from '../../model/defaults.js';
 import { withExplanation } from '../../model/explanation.js';
 import { scheduleWorkflowId } from '../../model/ids.js';
 import type { SlotBatch } from '../../model/slots.js';
 import type { TenantQuotas } from '../../model/tenant-policy.js';
-import {
-  DEFAULT_ARM_LEAD_MS,
-  DELETED_VISIBLE_STATUS,
-  isTerminal,
-  newScheduleDocument,
-} from '../../model/views.js';
+import { DELETED_VISIBLE_STATUS, isTerminal, newScheduleDocument } from '../../model/views.js';
 import { zonesOf } from '../../model/zones.js';
 import {
   DEFINITION_MEMO,
@@ -57,7 +53,8 @@ export const WAKE_MARGIN_MS = 60_000;
 
 /**
  * The start delay of schedule `scheduleId`, created asleep at `createdAt`, whose first run is `firstRunAt`:
- * it wakes when it would arm that run's job (armAtMs: within its lead, spread per schedule), so that a
+ * it wakes when it would arm that run's job (armAtMs: within `armWithin` — its lead, or how far ahead it
+ * arms — spread per schedule), so that a
  * recurring job is armed by its first task (one task, not one to start and another to arm), and at least
  * WAKE_MARGIN_MS before the run. 0: started awake (less than a margin of sleep).
  */
@@ -65,11 +62,11 @@ export function startDelayMs(
   scheduleId: string,
   firstRunAt: string,
   createdAt: string,
-  armLeadMs: number,
+  armWithin: number,
 ): number {
   const firstRunMs = Date.parse(firstRunAt);
   // With no lead, armAtMs is the run itself, so the margin decides.
-  const wakeAt = Math.min(armAtMs(firstRunMs, armLeadMs, scheduleId), firstRunMs - WAKE_MARGIN_MS);
+  const wakeAt = Math.min(armAtMs(firstRunMs, armWithin, scheduleId), firstRunMs - WAKE_MARGIN_MS);
   const delay = wakeAt - Date.parse(createdAt);
   return delay >= WAKE_MARGIN_MS ? delay : 0;
 }
@@ -166,8 +163,11 @@ function startOptions(calls: ScheduleCalls, start: ScheduleStart): WorkflowStart
   const scheduleId = identity.schedule_id;
   const zones = zonesOf(spec);
   const armLeadMs = calls.options.armLeadMs ?? DEFAULT_ARM_LEAD_MS;
+  const armAheadMs = calls.options.armAheadMs ?? DEFAULT_ARM_AHEAD_MS;
   const sleepMs =
-    calls.options.startAsleep === false ? 0 : startDelayMs(scheduleId, firstRunAt, createdAt, armLeadMs);
+    calls.options.startAsleep === false
+      ? 0
+      : startDelayMs(scheduleId, firstRunAt, createdAt, armWithinMs(armLeadMs, armAheadMs));
   const definition: DefinitionMemo = { sha256, created_at: createdAt, owner_ref: identity.owner_ref };
   return {
     taskQueue: calls.options.taskQueue,
@@ -186,6 +186,7 @@ function startOptions(calls: ScheduleCalls, start: ScheduleStart): WorkflowStart
         // next runs from its first workflow task.
         firstBatch,
         armLeadMs,
+        ...(armLeadMs > 0 && armAheadMs > 0 ? { armAheadMs } : {}),
       },
     ],
     ...(sleepMs > 0 ? { startDelay: sleepMs } : {}),

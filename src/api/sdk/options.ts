@@ -22,6 +22,12 @@ export interface SchedulerClientOptions {
    */
   armLeadMs?: number;
   /**
+   * How far ahead a new recurring ALLOW JOB schedule arms its slots when that is longer than its lead: every
+   * slot within it, at most ten, in one workflow task. Default DEFAULT_ARM_AHEAD_MS; 0: the lead alone.
+   * The tenant policy is last checked this long before such a job begins (a policy change takes it back).
+   */
+  armAheadMs?: number;
+  /**
    * Start a new schedule asleep (default true): its workflow is started with a delay to the point where
    * it would arm its first run (startDelayMs: within the arm lead, at least `WAKE_MARGIN_MS` before the
    * run), so creating it costs the scheduler's worker nothing until then. A read, an edit or any update wakes it earlier (a query alone cannot: the API
@@ -70,7 +76,7 @@ export interface SchedulerClientOptions {
 }
 
 /** How a new schedule starts (jobs armed ahead, the schedule asleep): carried as is from `npm start` to the SDK. */
-const SCHEDULE_START_KEYS = ['armLeadMs', 'startAsleep'] as const;
+const SCHEDULE_START_KEYS = ['armLeadMs', 'armAheadMs', 'startAsleep'] as const;
 export type ScheduleStartOptions = Pick<SchedulerClientOptions, (typeof SCHEDULE_START_KEYS)[number]>;
 
 /** The start options `from` sets, those it leaves unset left out (the SDK's defaults then apply). */

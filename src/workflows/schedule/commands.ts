@@ -47,6 +47,14 @@ async function applyRevokeOwner(run: ScheduleRun, reason: string) {
   await run.invoker.disarm('revoke', `refused: ${reason}`);
 }
 
+/** A changed tenant policy refuses these armed jobs' targets: those not begun are taken back, refused. */
+async function applyRefuseArmed(run: ScheduleRun, occurrenceIds: readonly string[], reason: string) {
+  const refused = new Set(occurrenceIds);
+  if (!(run.state.armed ?? []).some((a) => refused.has(a.occurrenceId))) return;
+  if (!run.version.ask(PATCHES.POLICY_DISARMS)) return;
+  await run.invoker.disarm('policy', `refused: ${reason}`, refused);
+}
+
 function applyResume(run: ScheduleRun, ownerRef: string | null) {
   // Before PATCHES.TARGETS_BOUND a resume also took a revoked schedule over; since, only takeOver does.
   if (!run.version.has(PATCHES.TARGETS_BOUND)) takeOverOnResume(run.lifecycle, ownerRef);
@@ -163,7 +171,13 @@ async function applyRecompute(run: ScheduleRun, request: RecomputeRequest): Prom
           : `its business days are decided with ${data.join(', ')}, not older than ${dataRelease}`,
       );
   }
-  const record = await run.generator.recompute(now, request.reason ?? 'recompute requested');
+  // Armed jobs were started on instants of the old rules: taken back, their slots computed again with the
+  // rest and armed anew (a job within DISARM_GUARD_MS of its instant begins as it was).
+  if (run.invoker.armedCount > 0 && run.version.ask(PATCHES.RECOMPUTE_DISARMS))
+    run.generator.putBack(
+      await run.invoker.disarm('recompute', 'slots recomputed before the occurrence began'),
+    );
+  const record = await run.generator.recompute(workflowNow(), request.reason ?? 'recompute requested');
   if (record instanceof Error) return notRecomputed(record.message);
   return { recomputed: true, reason: '', record };
 }
@@ -203,6 +217,8 @@ export async function applyCommand(run: ScheduleRun, command: Command): Promise<
       return applyPause(run, command.note);
     case 'revokeOwner':
       return applyRevokeOwner(run, command.reason);
+    case 'refuseArmed':
+      return applyRefuseArmed(run, command.occurrenceIds, command.reason);
     case 'takeOver':
       return command.done(run.lifecycle.takeOver(command.ownerRef));
     case 'resume':

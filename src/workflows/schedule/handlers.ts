@@ -10,6 +10,7 @@ import type {
   ScheduleDescription,
 } from '../../model/contracts.js';
 import {
+  armedTargetsRefusedSignal,
   backfillUpdate,
   cancelUpdate,
   describeQuery,
@@ -73,6 +74,10 @@ function registerLifecycleSignals(commands: Command[]): void {
   });
   wf.setHandler(ownerRevokedSignal, (request) => {
     commands.push({ kind: 'revokeOwner', reason: request.reason });
+  });
+  wf.setHandler(armedTargetsRefusedSignal, (request) => {
+    if (Array.isArray(request?.occurrence_ids) && typeof request.reason === 'string')
+      commands.push({ kind: 'refuseArmed', occurrenceIds: request.occurrence_ids, reason: request.reason });
   });
 }
 

@@ -24,7 +24,7 @@ import {
 } from './state.js';
 
 /** Why armed jobs are disarmed, and what becomes of their occurrences. */
-export type DisarmCause = 'pause' | 'edit' | 'cancel' | 'revoke';
+export type DisarmCause = 'pause' | 'edit' | 'cancel' | 'revoke' | 'recompute' | 'policy';
 
 /** What the invoker reads of the run around it. */
 export interface InvokerContext {
@@ -34,8 +34,8 @@ export interface InvokerContext {
   readonly lifecycle: Lifecycle;
   readonly generator: SlotGenerator;
   readonly defaultJobTaskQueue: string;
-  /** input.armLeadMs: how long before its slot a JOB is armed (0: never). */
-  readonly armLeadMs: number;
+  /** How long before its slot a JOB is armed (0: never): the lead, or how far it arms ahead when longer. */
+  readonly armWithinMs: number;
   wakeLoop(): void;
   historyIsFull(): boolean;
 }
@@ -235,7 +235,7 @@ export class Invoker implements HandOffContext {
     const s = this.state;
     return (
       this.version.has(PATCHES.ARMED_HANDOFFS) &&
-      this.run.armLeadMs > 0 &&
+      this.run.armWithinMs > 0 &&
       s.spec.target.type === 'JOB' &&
       !watchesCompletion(s.spec) &&
       this.run.lifecycle.isActive &&
@@ -253,7 +253,7 @@ export class Invoker implements HandOffContext {
     if (!next) return null;
     const fireAtMs = Date.parse(next.fireAt);
     if (!this.armsJobs()) return fireAtMs;
-    const armAt = armAtMs(fireAtMs, this.run.armLeadMs, this.state.identity.schedule_id);
+    const armAt = armAtMs(fireAtMs, this.run.armWithinMs, this.state.identity.schedule_id);
     const half = Math.floor(ARMED_AT_MOST / 2);
     const armed = this.state.armed ?? [];
     return armed.length < half ? armAt : Math.max(armAt, Date.parse(armed[armed.length - half]!.slot.fireAt));
@@ -269,7 +269,7 @@ export class Invoker implements HandOffContext {
     const slots = slotsToArm({
       buffer: this.run.generator.buffered,
       nowMs: now,
-      leadMs: this.run.armLeadMs,
+      leadMs: this.run.armWithinMs,
       spreadKey: s.identity.schedule_id,
       limit: Math.max(0, Math.min(FIRES_PER_PASS, room, ARMED_AT_MOST - this.armedCount)),
     });
@@ -295,7 +295,7 @@ export class Invoker implements HandOffContext {
       wf.log.info('slots armed', {
         count: slots.length,
         first: slots[0]!.fireAt,
-        lead_ms: this.run.armLeadMs,
+        within_ms: this.run.armWithinMs,
       });
   }
 
@@ -322,11 +322,11 @@ export class Invoker implements HandOffContext {
 
   /**
    * Terminates every armed job whose instant is further than DISARM_GUARD_MS and that has not begun; what
-   * becomes of its occurrence depends on `cause`. Returns the slots taken back (a pause puts them back in
-   * the buffer; an edit computes its own). An armed job that began (or could not be reached) stays
-   * armed, with a note: it runs.
+   * becomes of its occurrence depends on `cause`. Returns the slots taken back (a pause and a recompute put
+   * them back in the buffer; an edit computes its own). An armed job that began (or could not be reached)
+   * stays armed, with a note: it runs. `only`: these occurrences' jobs, no other.
    */
-  async disarm(cause: DisarmCause, reason: string): Promise<Slot[]> {
+  async disarm(cause: DisarmCause, reason: string, only?: ReadonlySet<string>): Promise<Slot[]> {
     const s = this.state;
     if (!s.armed || s.armed.length === 0) return [];
     // Starts still in flight resolve first: a disarm must know the job exists.
@@ -337,6 +337,7 @@ export class Invoker implements HandOffContext {
     this.settleArmed(now);
     const candidates = (s.armed ?? []).filter(
       (a) =>
+        (only === undefined || only.has(a.occurrenceId)) &&
         Date.parse(a.slot.fireAt) - now > DISARM_GUARD_MS &&
         this.ledger.find(a.occurrenceId)?.status === 'ARMED',
     );
@@ -357,7 +358,8 @@ export class Invoker implements HandOffContext {
         return;
       }
       s.armed = (s.armed ?? []).filter((x) => x.occurrenceId !== a.occurrenceId);
-      const ended = cause === 'cancel' ? 'CANCELLED' : cause === 'revoke' ? 'SKIPPED' : null;
+      const ended =
+        cause === 'cancel' ? 'CANCELLED' : cause === 'revoke' || cause === 'policy' ? 'SKIPPED' : null;
       this.ledger.recordDisarmed(occ, ended && { status: ended, reason });
       // Taken back: the slot is the calendar's again, its ID free for a later arming.
       if (!ended)

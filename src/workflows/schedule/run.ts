@@ -5,6 +5,7 @@
 // enqueue commands (./handlers.ts); the loop applies them (./commands.ts) between slot decisions, so an
 // edit, pause or trigger that arrives while a slot is due is applied after that slot.
 import * as wf from '@temporalio/workflow';
+import { armWithinMs } from '../../model/arming.js';
 import { isTerminal } from '../../model/views.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import { SCHEDULE_WORKFLOW_TYPE, VERSION_MEMO } from '../definitions.js';
@@ -42,8 +43,8 @@ export class ScheduleRun {
   readonly ledger: Ledger;
   readonly commands: Command[] = [];
   readonly defaultJobTaskQueue: string;
-  /** input.armLeadMs: how long before its slot a JOB is armed (0: never). */
-  readonly armLeadMs: number;
+  /** How long before its slot a JOB is armed: input.armLeadMs, or input.armAheadMs when longer (0: never). */
+  readonly armWithinMs: number;
   /** Set by whatever finished while the loop slept (a hand-off, an awaited job). */
   private wake = false;
   private readonly continueAsNewAfter: number;
@@ -56,7 +57,7 @@ export class ScheduleRun {
     this.state = input.state ?? initialState(input, input.createdAt ?? workflowNowIso());
     this.continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
     this.defaultJobTaskQueue = input.defaultJobTaskQueue;
-    this.armLeadMs = input.armLeadMs ?? 0;
+    this.armWithinMs = armWithinMs(input.armLeadMs ?? 0, input.armAheadMs ?? 0);
     this.lifecycle = new Lifecycle(this.state);
     this.ledger = new Ledger(this.state);
     const firstBatch =
@@ -65,7 +66,7 @@ export class ScheduleRun {
       this.state,
       version,
       {
-        aheadMs: () => (this.invoker.armsJobs() ? this.armLeadMs : 0),
+        aheadMs: () => (this.invoker.armsJobs() ? this.armWithinMs : 0),
         awaitingCompletion: () => this.ledger.activeCount() > 0 || this.state.queue.length > 0,
       },
       firstBatch,

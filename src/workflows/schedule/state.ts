@@ -171,6 +171,12 @@ export interface ScheduleWorkflowInput {
    * (SCHEDULER_ARM_LEAD_S); absent or 0: never armed. Carried across continue-as-new.
    */
   armLeadMs?: number;
+  /**
+   * How far ahead a recurring ALLOW JOB arms its slots when that is longer than armLeadMs: every slot within
+   * it, at most ARMED_AT_MOST (SCHEDULER_ARM_AHEAD_S at create). Absent (every schedule created before 0.11):
+   * the lead alone. Carried across continue-as-new.
+   */
+  armAheadMs?: number;
 }
 
 /**
@@ -214,6 +220,7 @@ export type Command =
   | { kind: 'resume'; ownerRef: string | null }
   | { kind: 'takeOver'; ownerRef: string; done: (r: { owner_ref: string; taken_over: boolean }) => void }
   | { kind: 'revokeOwner'; reason: string }
+  | { kind: 'refuseArmed'; occurrenceIds: string[]; reason: string }
   | { kind: 'edit'; request: EditCommand; done: (r: EditResult | Error) => void }
   | { kind: 'trigger'; request: TriggerRequest; done: (r: Occurrence | Error) => void }
   | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
@@ -257,6 +264,7 @@ export function continuedInput(input: ScheduleWorkflowInput, s: ScheduleState): 
     state: s,
     ...(input.continueAsNewAfterEvents ? { continueAsNewAfterEvents: input.continueAsNewAfterEvents } : {}),
     ...(input.armLeadMs ? { armLeadMs: input.armLeadMs } : {}),
+    ...(input.armAheadMs ? { armAheadMs: input.armAheadMs } : {}),
   };
 }
 
