@@ -1,5 +1,5 @@
 import { cpus, totalmem } from 'node:os';
-import { DEFAULT_ARM_LEAD_MS } from '../../src/model/defaults.js';
+import { DEFAULT_ARM_AHEAD_MS, DEFAULT_ARM_LEAD_MS } from '../../src/model/defaults.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { freePort } from '../../src/runtime/ports.js';
 import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
@@ -24,6 +24,10 @@ const args = benchArgs('node --import tsx bench/scheduler/steady-state.ts', {
   side: oneOf(['all', 'ours', 'temporal', 'floor'], 'all', 'which side runs'),
   mix: integers([60, 30, 10], 'percent of schedules every minute, every 5 minutes, hourly'),
   'floor-lead': decimal(DEFAULT_ARM_LEAD_MS / 1000, 'the floor: seconds before its slot a job is started'),
+  'arm-ahead': decimal(
+    DEFAULT_ARM_AHEAD_MS / 1000,
+    'ours: SCHEDULER_ARM_AHEAD_S (seconds; 0 the lead alone)',
+  ),
 });
 
 type Side = 'ours' | 'temporal' | 'floor';
@@ -92,7 +96,11 @@ interface Result {
 async function runSide(side: Side): Promise<Result> {
   const loadBefore = loadavg();
   const metricsPort = await freePort();
-  const stack = await startStack(`bench-steady-${side}`, { metricsPort });
+  const stack = await startStack(
+    `bench-steady-${side}`,
+    { metricsPort },
+    { armAheadMs: args['arm-ahead'] * 1000 },
+  );
   try {
     const [jobs, scheduler] = await Promise.all([
       startWorker(stack, { ROLES: 'jobs' }),

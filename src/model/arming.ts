@@ -23,6 +23,15 @@ export const armAtMs = (fireAtMs: number, leadMs: number, spreadKey: string): nu
   fireAtMs - leadMs + Math.floor(spreadOf(spreadKey) * (leadMs / 2));
 
 /**
+ * When a schedule that arms ahead next wakes, between the slot `fromMs` (the last of those that must begin
+ * first) and the next armed one `toMs`: at a point fixed per schedule within the middle 80 % of that
+ * spacing, never on an instant at which jobs begin. Schedules of one cadence would otherwise all wake on
+ * the minute their jobs begin, each arming several more, and delay those jobs' first tasks.
+ */
+export const wakeBetweenMs = (fromMs: number, toMs: number, spreadKey: string): number =>
+  fromMs + Math.floor((0.1 + 0.8 * spreadOf(spreadKey)) * (toMs - fromMs));
+
+/**
  * How far ahead of its instant a schedule arms a slot: its lead, or how far it arms ahead when longer. No
  * lead: never armed, whatever the ahead.
  */

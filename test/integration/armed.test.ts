@@ -1,6 +1,5 @@
 // Armed hand-offs (PATCHES.ARMED_HANDOFFS) on the real dev server: a recurring ALLOW JOB is started up to
-// the lead before its slot (since 0.11 every slot within the SDK's armAheadMs, 10 minutes by default, several
-// at once) with a start delay to its instant, so that at the instant the server alone begins it. What a user checks: the job begins at its instant, once, even with every scheduler worker down;
+// the lead before its slot (here, as 0.11 allows, every slot within armAheadMs, 10 minutes, several at once) with a start delay to its instant, so that at the instant the server alone begins it. What a user checks: the job begins at its instant, once, even with every scheduler worker down;
 // describe tells armed from begun; a pause, edit, cancel or revocation inside the lead takes back what has
 // not begun, and a resume before the instant arms the slot again. (The time-skipping server does not begin
 // delayed starts when it skips time: these run in real time, on a 40 s lead.)
@@ -41,6 +40,7 @@ describe('armed hand-offs (dev server, real time)', () => {
       jobTaskQueue: JOB_QUEUE,
       principal: { tenant_id: 'acme', owner_ref: 'ops' },
       armLeadMs: LEAD_MS,
+      armAheadMs: 600_000,
     });
     // Separate processes: the kill test takes the scheduler's worker down while jobs keep their own.
     await startWorker(stack, { ROLES: 'jobs', RUN_LOG: runLog });

@@ -2,7 +2,7 @@
 // lead, or how far the schedule arms ahead when that is longer; no lead, never armed.
 import { describe, expect, it } from 'vitest';
 import { startDelayMs, WAKE_MARGIN_MS } from '../../src/api/sdk/create.js';
-import { armAtMs, armWithinMs } from '../../src/model/arming.js';
+import { armAtMs, armWithinMs, wakeBetweenMs } from '../../src/model/arming.js';
 
 const MINUTE = 60_000;
 
@@ -26,6 +26,22 @@ describe('armAtMs', () => {
       expect(at).toBeLessThan(fireAt - 5 * MINUTE);
       expect(armAtMs(fireAt, 10 * MINUTE, id)).toBe(at);
     }
+  });
+});
+
+describe('wakeBetweenMs: a schedule armed ahead wakes between two slots, never on one', () => {
+  it('inside the middle 80 % of the spacing, at a point fixed per schedule', () => {
+    const from = Date.parse('2027-03-01T09:05:00Z');
+    const to = from + MINUTE;
+    const points = Array.from({ length: 200 }, (_, i) => wakeBetweenMs(from, to, `s-${i}`));
+    for (const at of points) {
+      expect(at).toBeGreaterThanOrEqual(from + 0.1 * MINUTE);
+      expect(at).toBeLessThan(from + 0.9 * MINUTE);
+    }
+    expect(wakeBetweenMs(from, to, 's-7')).toBe(points[7]);
+    // Spread over the minute, not bunched: 200 schedules of one cadence fill every 6-second tenth of it.
+    const tenths = new Set(points.map((at) => Math.floor((at - from) / (MINUTE / 10))));
+    expect(tenths.size).toBe(8);
   });
 });
 

@@ -1,5 +1,5 @@
-// Arming ahead (issue 45): a recurring ALLOW JOB arms every slot within the SDK's armAheadMs (the default,
-// SCHEDULER_ARM_AHEAD_S), at most ARMED_AT_MOST, and wakes again once half of them began, so that a schedule every minute runs one
+// Arming ahead (issue 45): a recurring ALLOW JOB arms every slot within the SDK's armAheadMs
+// (SCHEDULER_ARM_AHEAD_S), at most ARMED_AT_MOST, and wakes again once half of them began, so that a schedule every minute runs one
 // workflow task per several fires. Only the schedule's own history is asserted here: the time-skipping
 // server does not begin a delayed start when it skips time (jobs beginning at their instant, and taking
 // armed jobs back: test/integration/armed.test.ts on the dev server).
@@ -23,7 +23,7 @@ describe('arming ahead (time-skipping server)', () => {
   });
 
   it('a schedule every minute arms several slots per workflow task, each slot once', async () => {
-    const sdk = h.sdk('acme', 'ops', { armLeadMs: 120_000 });
+    const sdk = h.sdk('acme', 'ops', { armLeadMs: 120_000, armAheadMs: 10 * MINUTE });
     await sdk.create({
       schedule_id: 'every-minute',
       target: job,
@@ -50,11 +50,18 @@ describe('arming ahead (time-skipping server)', () => {
     expect(armed.length).toBeLessThanOrEqual(ARMED_AT_MOST);
     const slots = described.recent_occurrences.map((o) => o.scheduled_for);
     expect(new Set(slots).size).toBe(slots.length);
+    // It wakes between slots, never on an instant at which its jobs begin (wakeBetweenMs).
+    const instants = described.recent_occurrences.map((o) => Date.parse(o.fire_at));
+    const wakes = events
+      .filter((e) => e.timerFiredEventAttributes)
+      .map((e) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6));
+    expect(wakes.length).toBeGreaterThan(3);
+    for (const wake of wakes) for (const at of instants) expect(Math.abs(wake - at)).toBeGreaterThan(1_000);
     await sdk.cancel('every-minute');
   });
 
   it('a recompute takes back the armed slots, and arms them again on the new rules', async () => {
-    const sdk = h.sdk('acme', 'ops', { armLeadMs: 120_000 });
+    const sdk = h.sdk('acme', 'ops', { armLeadMs: 120_000, armAheadMs: 10 * MINUTE });
     const timing = { kind: 'CRON' as const, expression: '*/2 * * * *', timezone: 'Europe/Riga' };
     await sdk.create({ schedule_id: 'riga-armed', target: job, timing });
     await h.env.sleep(3 * MINUTE);

@@ -3,7 +3,7 @@
 // only writer of those fields (state.ts, STATE_OWNERS); every occurrence status is the ledger's to write.
 import * as wf from '@temporalio/workflow';
 import type { Slot } from '../../calendar/index.js';
-import { armAtMs } from '../../model/arming.js';
+import { armAtMs, wakeBetweenMs } from '../../model/arming.js';
 import type { Occurrence } from '../../model/contracts.js';
 import { workflowNow } from '../clock.js';
 import { PATCHES, type RunVersion, startsJobsInertly } from '../patches.js';
@@ -36,6 +36,8 @@ export interface InvokerContext {
   readonly defaultJobTaskQueue: string;
   /** How long before its slot a JOB is armed (0: never): the lead, or how far it arms ahead when longer. */
   readonly armWithinMs: number;
+  /** Armed ahead (input.armAheadMs): wakes between slots, not on them. */
+  readonly armsAhead: boolean;
   wakeLoop(): void;
   historyIsFull(): boolean;
 }
@@ -256,7 +258,14 @@ export class Invoker implements HandOffContext {
     const armAt = armAtMs(fireAtMs, this.run.armWithinMs, this.state.identity.schedule_id);
     const half = Math.floor(ARMED_AT_MOST / 2);
     const armed = this.state.armed ?? [];
-    return armed.length < half ? armAt : Math.max(armAt, Date.parse(armed[armed.length - half]!.slot.fireAt));
+    if (armed.length < half) return armAt;
+    const begun = Date.parse(armed[armed.length - half]!.slot.fireAt);
+    // Only schedules armed ahead (their input says so): every other history keeps its timers.
+    const following = this.run.armsAhead ? armed[armed.length - half + 1] : undefined;
+    const wakeAt = following
+      ? wakeBetweenMs(begun, Date.parse(following.slot.fireAt), this.state.identity.schedule_id)
+      : begun;
+    return Math.max(armAt, wakeAt);
   }
 
   /** The buffered slots to arm in this pass, taken out of the buffer (within the bound on hand-offs). */

@@ -45,6 +45,8 @@ export class ScheduleRun {
   readonly defaultJobTaskQueue: string;
   /** How long before its slot a JOB is armed: input.armLeadMs, or input.armAheadMs when longer (0: never). */
   readonly armWithinMs: number;
+  /** input.armAheadMs set (0.11): armed ahead, its wakes spread between slots (Invoker.nextSlotWakeMs). */
+  readonly armsAhead: boolean;
   /** Set by whatever finished while the loop slept (a hand-off, an awaited job). */
   private wake = false;
   private readonly continueAsNewAfter: number;
@@ -58,6 +60,7 @@ export class ScheduleRun {
     this.continueAsNewAfter = input.continueAsNewAfterEvents ?? DEFAULT_CONTINUE_AS_NEW_AFTER;
     this.defaultJobTaskQueue = input.defaultJobTaskQueue;
     this.armWithinMs = armWithinMs(input.armLeadMs ?? 0, input.armAheadMs ?? 0);
+    this.armsAhead = (input.armAheadMs ?? 0) > 0;
     this.lifecycle = new Lifecycle(this.state);
     this.ledger = new Ledger(this.state);
     const firstBatch =
