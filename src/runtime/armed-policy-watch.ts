@@ -46,7 +46,8 @@ export async function checkArmedTargets(
   const since = new Date(now() - LISTED_BEFORE_NOW_MS).toISOString();
   const query = `ExecutionStatus = 'Running' AND ${ScheduledForKey.name} > '${since}'`;
   const result: ArmedPolicyCheckResult = { armed: 0, refused: 0, deferred: 0, failed: 0 };
-  const refusals = new Map<string, { occurrenceIds: string[]; reason: string }>();
+  /** Per schedule workflow, the refused jobs by reason. */
+  const refusals = new Map<string, Map<string, string[]>>();
   const seenUnlisted = new Set<string>();
   for await (const job of client.workflow.list({ query })) {
     const owner = occurrenceOf(job.workflowId);
@@ -70,28 +71,23 @@ export async function checkArmedTargets(
     }
     const schedule = scheduleWorkflowId(owner.tenantId, owner.scheduleId);
     const reason = `the tenant policy in force (${options.policy.source}) refuses it: ${verdict.field}: ${verdict.reason}`;
-    const entry = refusals.get(`${schedule}\n${reason}`) ?? { occurrenceIds: [], reason };
-    entry.occurrenceIds.push(job.workflowId);
-    refusals.set(`${schedule}\n${reason}`, entry);
-    result.refused += 1;
+    const byReason = refusals.get(schedule) ?? new Map<string, string[]>();
+    byReason.set(reason, [...(byReason.get(reason) ?? []), job.workflowId]);
+    refusals.set(schedule, byReason);
   }
   for (const tenant of options.unlistedSince.keys())
     if (!seenUnlisted.has(tenant)) options.unlistedSince.delete(tenant);
-  const runsHere = new Map<string, boolean>();
-  for (const [key, { occurrenceIds, reason }] of refusals) {
-    const schedule = key.slice(0, key.indexOf('\n'));
+  for (const [schedule, byReason] of refusals) {
+    const handle = client.workflow.getHandle(schedule);
+    const jobs = [...byReason.values()].flat().length;
     try {
-      const handle = client.workflow.getHandle(schedule);
       // Only the schedules this worker's queue runs: another deployment in the namespace has its own policy.
-      if (!runsHere.has(schedule))
-        runsHere.set(schedule, (await handle.describe()).taskQueue === options.schedulerTaskQueue);
-      if (!runsHere.get(schedule)) {
-        result.refused -= occurrenceIds.length;
-        continue;
-      }
-      await handle.signal(armedTargetsRefusedSignal, { occurrence_ids: occurrenceIds, reason });
+      if ((await handle.describe()).taskQueue !== options.schedulerTaskQueue) continue;
+      for (const [reason, occurrenceIds] of byReason)
+        await handle.signal(armedTargetsRefusedSignal, { occurrence_ids: occurrenceIds, reason });
+      result.refused += jobs;
     } catch {
-      result.failed += occurrenceIds.length;
+      result.failed += jobs;
     }
   }
   return result;

@@ -13,7 +13,7 @@ export interface TenantPolicySource {
   current(): TenantPolicy;
   /** One line for the start-up log. */
   describe(): string;
-  /** Calls `listener` after every reload that changed the policy in force; returns how to stop. */
+  /** Calls `listener` after every reload of the file (a broken edit, kept out, calls none); returns how to stop. */
   onChange(listener: () => void): () => void;
   close(): void;
 }
