@@ -52,3 +52,17 @@ export function persistenceDelta(before: Totals, after: Totals): PersistenceCall
     .filter((c) => c.requests > 0)
     .sort((x, y) => y.seconds - x.seconds || y.requests - x.requests);
 }
+
+/** One line: the persistence calls per fire, in all and by operation (the `top` that took longest). */
+export function persistencePerFire(calls: readonly PersistenceCall[], fires: number, top = 12): string {
+  const total = calls.reduce((a, c) => a + c.requests, 0);
+  const ms = calls.reduce((a, c) => a + c.seconds, 0) * 1000;
+  const byOperation = calls
+    .slice(0, top)
+    .map(
+      (c) =>
+        `${c.operation} ${(c.requests / fires).toFixed(2)} (${((1000 * c.seconds) / fires).toFixed(1)} ms)`,
+    )
+    .join(', ');
+  return `${(total / fires).toFixed(1)} (${(ms / fires).toFixed(1)} ms); by operation: ${byOperation}`;
+}

@@ -15,7 +15,12 @@ import {
 } from '../../test/integration/support.js';
 import { benchArgs, decimal, integer, integers, oneOf } from '../args.js';
 import { createTemporalSchedule, loadavg, log, sleep, tsMs } from './common.js';
-import { type PersistenceCall, persistenceDelta, scrapePersistence } from './server-metrics.js';
+import {
+  type PersistenceCall,
+  persistenceDelta,
+  persistencePerFire,
+  scrapePersistence,
+} from './server-metrics.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/steady-state.ts', {
   schedules: integer(200, 'schedules per side'),
@@ -279,4 +284,9 @@ for (const other of ['temporal', 'floor'] as const) {
     `Ours / ${other}: CPU per fire ${(perFire(ours) / perFire(o)).toFixed(2)}, job-began p99 ${(quantile(ours.began, 0.99) / quantile(o.began, 0.99)).toFixed(2)}.`,
   );
 }
+lines.push('');
+for (const r of results)
+  lines.push(
+    `- ${r.side}: the server's persistence calls per fire: ${persistencePerFire(r.persistence, r.fires)}.`,
+  );
 console.log(lines.join('\n'));

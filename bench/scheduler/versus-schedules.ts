@@ -71,7 +71,12 @@ import {
 import { benchArgs, decimal, integer, oneOf, text, toggle } from '../args.js';
 import { summarize } from '../profile/top.js';
 import { createTemporalSchedule, loadavg, log, sleep, tsMs } from './common.js';
-import { type PersistenceCall, persistenceDelta, scrapePersistence } from './server-metrics.js';
+import {
+  type PersistenceCall,
+  persistenceDelta,
+  persistencePerFire,
+  scrapePersistence,
+} from './server-metrics.js';
 import type { ShardInput } from './shard/workflow.js';
 
 const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', {
@@ -756,16 +761,8 @@ function printBurst(results: BurstResult[]) {
       );
   }
   for (const r of results) {
-    const calls = r.persistence.reduce((a, c) => a + c.requests, 0);
-    const ms = r.persistence.reduce((a, c) => a + c.seconds, 0) * 1000;
     lines.push(
-      `- ${label(r.side)}: the server's persistence calls per fire: ${(calls / r.fires).toFixed(1)} (${(ms / r.fires).toFixed(1)} ms); by operation: ${r.persistence
-        .slice(0, 12)
-        .map(
-          (c) =>
-            `${c.operation} ${(c.requests / r.fires).toFixed(2)} (${((1000 * c.seconds) / r.fires).toFixed(1)} ms)`,
-        )
-        .join(', ')}.`,
+      `- ${label(r.side)}: the server's persistence calls per fire: ${persistencePerFire(r.persistence, r.fires)}.`,
     );
     if (r.profile) {
       const pct = (us: number) => `${((100 * us) / (r.profile!.totalMs * 1000)).toFixed(1)} %`;
