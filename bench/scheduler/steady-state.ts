@@ -2,7 +2,12 @@ import { cpus, totalmem } from 'node:os';
 import { DEFAULT_ARM_AHEAD_MS, DEFAULT_ARM_LEAD_MS } from '../../src/model/defaults.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { freePort } from '../../src/runtime/ports.js';
-import { ScheduledForKey, ScheduleIdKey } from '../../src/workflows/search-attributes.js';
+import {
+  OccurrenceIdKey,
+  ScheduledForKey,
+  ScheduleIdKey,
+  TenantIdKey,
+} from '../../src/workflows/search-attributes.js';
 import {
   JOB_QUEUE,
   pool,
@@ -13,7 +18,7 @@ import {
   startWorker,
   stopStack,
 } from '../../test/integration/support.js';
-import { benchArgs, decimal, integer, integers, oneOf } from '../args.js';
+import { benchArgs, decimal, integer, integers, oneOf, text } from '../args.js';
 import { createTemporalSchedule, loadavg, log, sleep, tsMs } from './common.js';
 import {
   type PersistenceCall,
@@ -33,7 +38,14 @@ const args = benchArgs('node --import tsx bench/scheduler/steady-state.ts', {
     DEFAULT_ARM_AHEAD_MS / 1000,
     'ours: SCHEDULER_ARM_AHEAD_S (seconds; 0 the lead alone)',
   ),
+  'server-config': text(
+    'dynamic config JSON over the CLI\'s, for every side\'s dev server: {"system.forceSearchAttributesCacheRefreshOnRead": false}',
+  ),
 });
+/** Parsed once, before any server starts. */
+const SERVER_CONFIG: Record<string, unknown> | undefined = args['server-config']
+  ? JSON.parse(args['server-config'])
+  : undefined;
 
 type Side = 'ours' | 'temporal' | 'floor';
 const SIDES: Side[] = args.side === 'all' ? ['ours', 'temporal', 'floor'] : [args.side];
@@ -103,7 +115,7 @@ async function runSide(side: Side): Promise<Result> {
   const metricsPort = await freePort();
   const stack = await startStack(
     `bench-steady-${side}`,
-    { metricsPort },
+    { metricsPort, ...(SERVER_CONFIG ? { dynamicConfig: SERVER_CONFIG } : {}) },
     { armAheadMs: args['arm-ahead'] * 1000 },
   );
   try {
@@ -128,8 +140,10 @@ async function runSide(side: Side): Promise<Result> {
 
     log(`${side}: creating ${N} schedules; window ${w0Date.toISOString()} + ${args.minutes} min`);
     let floorStarts: Promise<unknown> = Promise.resolve();
-    if (side === 'floor') floorStarts = startFloorJobs(stack, expected, w0 - FLOOR_LEAD_MS, w1);
-    else
+    if (side === 'floor') {
+      const through = new Map(crons.map((cron, i) => [idOf(side, i), slotsOf(cron, w0, w1 + FLOOR_LEAD_MS)]));
+      floorStarts = startFloorJobs(stack, through, w0 - FLOOR_LEAD_MS, w1);
+    } else
       await pool(crons, CONCURRENCY, async (cron, i) => {
         const id = idOf(side, i);
         if (side === 'ours')
@@ -234,24 +248,51 @@ async function runSide(side: Side): Promise<Result> {
   }
 }
 
-/** The floor: each expected slot's job started FLOOR_LEAD_MS before it, with a start delay to it. */
+/**
+ * The floor: each slot's job started FLOOR_LEAD_MS before it with a start delay to it, no scheduler. The same
+ * start ours makes (its four search attributes, its summary, an envelope as argument), so that what differs
+ * is the scheduler; and every start due inside the window is made, also for slots past its end (ours arms
+ * those too), so that the window holds one creation per fire in steady state.
+ */
 async function startFloorJobs(stack: Stack, expected: Map<string, number[]>, from: number, to: number) {
   const starts = [...expected.entries()]
     .flatMap(([id, slots]) => slots.map((slot) => ({ id, slot, at: slot - FLOOR_LEAD_MS })))
-    .filter((s) => s.at >= from && s.slot < to)
+    .filter((s) => s.at >= from && s.at < to)
     .sort((a, b) => a.at - b.at);
   for (let i = 0; i < starts.length; ) {
     await sleep(starts[i]!.at - Date.now());
     const due = [];
     while (i < starts.length && starts[i]!.at <= Date.now()) due.push(starts[i++]!);
-    await pool(due, CONCURRENCY, ({ id, slot }) =>
-      stack.client.workflow.start('noopJob', {
+    await pool(due, CONCURRENCY, ({ id, slot }) => {
+      const scheduledFor = new Date(slot).toISOString();
+      const workflowId = `fjob-${id}-${slot}`;
+      return stack.client.workflow.start('noopJob', {
         taskQueue: JOB_QUEUE,
-        workflowId: `fjob-${id}-${slot}`,
-        args: [{ occurrence_id: id }],
+        workflowId,
+        args: [
+          {
+            occurrence_id: workflowId,
+            idempotency_key: `schedule:${id}:${scheduledFor}`,
+            tenant_id: 'acme',
+            schedule_id: id,
+            schedule_version: 1,
+            scheduled_for: scheduledFor,
+            emitted_at: new Date().toISOString(),
+            trigger: 'SCHEDULE',
+            payload_ref: null,
+            payload: null,
+          },
+        ],
         startDelay: slot - Date.now(),
-      }),
-    );
+        typedSearchAttributes: [
+          { key: TenantIdKey, value: 'acme' },
+          { key: ScheduleIdKey, value: id },
+          { key: OccurrenceIdKey, value: workflowId },
+          { key: ScheduledForKey, value: new Date(slot) },
+        ],
+        staticSummary: `Occurrence of schedule ${id} for ${scheduledFor}`,
+      });
+    });
   }
 }
 

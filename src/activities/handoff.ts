@@ -86,6 +86,9 @@ export interface JobStartResult {
   inFlightLimit?: number | null;
 }
 
+/** One start of a batch (startJobWorkflows): its result, or why it failed for good. */
+export type JobStartOutcome = JobStartResult | { workflowId: string; failed: string };
+
 /** A JOB's start as a policy question: what the schedule asks to start, where, for which tenant. */
 export interface TargetAuthorizationRequest {
   tenant_id: string;
@@ -114,6 +117,9 @@ export interface HandoffDependencies {
 function permanent(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, PERMANENT_HANDOFF_ERROR);
 }
+
+const isPermanent = (err: unknown): boolean =>
+  err instanceof ApplicationFailure && err.type === PERMANENT_HANDOFF_ERROR;
 
 /** Hand-offs the current tenant policy refused: nothing was delivered. Labels from closed sets. */
 function countRefused(tenant: string, target: Target['type'], field: TargetField) {
@@ -352,12 +358,47 @@ function requireAllowed(
  * occurrence's workflow runs once.
  */
 async function startJobWorkflow(ctx: HandoffContext, request: JobStartRequest): Promise<JobStartResult> {
+  requireJobAllowed(ctx, request);
+  return await startAllowedJob(ctx, request, Context.current().info.attempt);
+}
+
+/**
+ * Several armed starts of one schedule in one activity (PATCHES.BATCHED_ARMING): one target, so the policy
+ * in force judges them all before any starts. A start that fails for good is that slot's outcome; any
+ * other failure fails the batch, retried whole: each start carries its own request ID, and the server
+ * answers a repeated one with the run the first made.
+ */
+async function startJobWorkflows(
+  ctx: HandoffContext,
+  requests: JobStartRequest[],
+): Promise<JobStartOutcome[]> {
+  for (const request of requests) requireJobAllowed(ctx, request);
   const { attempt } = Context.current().info;
+  const settled = await Promise.allSettled(requests.map((r) => startAllowedJob(ctx, r, attempt)));
+  const retryable = settled.find(
+    (s): s is PromiseRejectedResult => s.status === 'rejected' && !isPermanent(s.reason),
+  );
+  if (retryable) throw retryable.reason;
+  return settled.map((s, i) =>
+    s.status === 'fulfilled'
+      ? s.value
+      : { workflowId: requests[i]!.workflowId, failed: (s.reason as Error).message },
+  );
+}
+
+function requireJobAllowed(ctx: HandoffContext, request: JobStartRequest): void {
   requireAllowed(ctx, {
     tenant_id: request.occurrence.tenant_id,
     target: { type: 'JOB', job_type: request.workflowType, task_queue: request.taskQueue },
     defaultJobTaskQueue: request.taskQueue,
   });
+}
+
+async function startAllowedJob(
+  ctx: HandoffContext,
+  request: JobStartRequest,
+  attempt: number,
+): Promise<JobStartResult> {
   const options = jobStartOptionsOf(request);
   const inFlight = handoffsInFlight(request.occurrence.tenant_id, 'JOB');
   inFlight?.add(1);
@@ -401,6 +442,8 @@ export function createHandoffActivities(deps: HandoffDependencies) {
   const ctx = handoffContextOf(deps);
   return {
     startJobWorkflow: (request: JobStartRequest): Promise<JobStartResult> => startJobWorkflow(ctx, request),
+    startJobWorkflows: (requests: JobStartRequest[]): Promise<JobStartOutcome[]> =>
+      startJobWorkflows(ctx, requests),
     /**
      * Whether the policy in force allows a JOB the schedule starts itself (a child workflow, for schedules
      * that wait for the job): asked right before the start command, which no activity makes.

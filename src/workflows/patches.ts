@@ -131,6 +131,15 @@ export const PATCHES = {
     release: 'v0.11.0',
     asked: 'where first needed: at an armedTargetsRefused signal, with one of its jobs armed; never hoist',
   },
+  BATCHED_ARMING: {
+    level: 16,
+    id: 'v0.11-batched-arming',
+    effect:
+      'the slots a schedule armed ahead arms in one pass are started by one activity (startJobWorkflows), their results in one marker',
+    release: 'v0.11.0',
+    asked:
+      'where first needed: in a pass of a run armed ahead (armAheadMs) that arms two slots or more; never hoist',
+  },
 } as const;
 
 export type Patch = (typeof PATCHES)[keyof typeof PATCHES];

@@ -18,7 +18,7 @@ const LEAD = 2 * MINUTE;
 const outDir = recordingDirectory('record-armed.ts <output directory>');
 
 const h = await SchedulerHarness.start();
-// The lead alone, as these were recorded in 0.8; arming ahead: 'armed-ahead' below.
+// The lead alone, as these were recorded in 0.8; arming ahead: 'armed-batched' below.
 const sdk = h.sdk('acme', 'ops', { armLeadMs: LEAD, armAheadMs: 0 });
 const job = { type: 'JOB' as const, job_type: 'recordedJob', task_queue: JOB_QUEUE };
 const hourly = { kind: 'CRON' as const, expression: '0 * * * *', timezone: 'UTC' };
@@ -94,11 +94,13 @@ try {
   await sdk.cancel('armed-continue');
   await h.env.sleep(MINUTE);
 
-  // Since 0.11, armed ahead (armAheadMs, 10 minutes): every minute, up to ARMED_AT_MOST slots per task; a
-  // pause takes them all back, a resume arms them again, an edit replaces them, a recompute and a policy
-  // change take them back, and the run continues as new carrying them and its armAheadMs.
+  // Since 0.11, armed ahead (armAheadMs, 10 minutes): every minute, up to ARMED_AT_MOST slots per task, the
+  // slots of a task started by one activity (PATCHES.BATCHED_ARMING); a pause takes them all back, a resume
+  // arms them again, an edit replaces them, a recompute and a policy change take them back, and the run
+  // continues as new carrying them and its armAheadMs. (v0.11.0/armed-ahead-run-* were recorded before the
+  // batches, one activity per slot; this records armed-batched-run-*.)
   const ahead = await startScheduleDirectly(h.env.client, {
-    scheduleId: 'armed-ahead',
+    scheduleId: 'armed-batched',
     spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT1M' } },
     createdAt: new Date(await h.now()).toISOString(),
     continueAsNewAfterEvents: 120,
@@ -106,31 +108,31 @@ try {
     armAheadMs: 10 * MINUTE,
   });
   await h.env.sleep(25 * MINUTE + 30 * SECOND);
-  await sdk.pause('armed-ahead', 'maintenance', { wait: true });
+  await sdk.pause('armed-batched', 'maintenance', { wait: true });
   await h.env.sleep(3 * MINUTE);
-  await sdk.resume('armed-ahead', { wait: true });
+  await sdk.resume('armed-batched', { wait: true });
   await h.env.sleep(7 * MINUTE);
-  const edited = await sdk.describe('armed-ahead');
-  await sdk.update('armed-ahead', {
+  const edited = await sdk.describe('armed-batched');
+  await sdk.update('armed-batched', {
     expected_version: edited.schedule.version,
     spec: { target: { ...job, payload: { edited: true } }, timing: { kind: 'INTERVAL', every: 'PT1M' } },
   });
   await h.env.sleep(7 * MINUTE);
   // A recompute takes the armed slots back and arms them again (PATCHES.RECOMPUTE_DISARMS); a policy
   // change refusing some armed jobs' targets takes those back, SKIPPED (PATCHES.POLICY_DISARMS).
-  await sdk.recomputeSchedule('armed-ahead', { reason: 'recording' });
+  await sdk.recomputeSchedule('armed-batched', { reason: 'recording' });
   await h.env.sleep(2 * MINUTE);
-  const armedNow = (await sdk.describe('armed-ahead')).recent_occurrences
+  const armedNow = (await sdk.describe('armed-batched')).recent_occurrences
     .filter((o) => o.status === 'ARMED')
     .map((o) => o.occurrence_id);
   await h.env.client.workflow
-    .getHandle(scheduleWorkflowId('acme', 'armed-ahead'))
+    .getHandle(scheduleWorkflowId('acme', 'armed-batched'))
     .signal(armedTargetsRefusedSignal, {
       occurrence_ids: armedNow.slice(-2),
       reason: 'the tenant policy in force (recording) refuses it: target.job_type: not allowed',
     });
   await h.env.sleep(20 * MINUTE);
-  await sdk.cancel('armed-ahead');
+  await sdk.cancel('armed-batched');
   await h.env.sleep(MINUTE);
 
   await save('armed-hourly', 'armed-hourly');
@@ -145,9 +147,9 @@ try {
   let runId: string | null | undefined = ahead.firstExecutionRunId;
   for (let run = 1; runId; run++) {
     const history = await h.env.client.workflow
-      .getHandle(scheduleWorkflowId('acme', 'armed-ahead'), runId)
+      .getHandle(scheduleWorkflowId('acme', 'armed-batched'), runId)
       .fetchHistory();
-    writeRecordedHistory(outDir, `armed-ahead-run-${run}`, history);
+    writeRecordedHistory(outDir, `armed-batched-run-${run}`, history);
     runId = history.events?.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)
       ?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
   }

@@ -9,6 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createHandoffActivities, type JobStartRequest } from '../../src/activities/handoff.js';
 import type { OccurrenceEnvelope } from '../../src/model/contracts.js';
+import { FORBIDDEN_TARGET_ERROR } from '../../src/model/handoff-failures.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 
 type StartRequest = temporal.api.workflowservice.v1.IStartWorkflowExecutionRequest;
@@ -124,5 +125,54 @@ describe('startJobWorkflow (local activity)', () => {
       throw grpcError(14, 'connection refused'); // UNAVAILABLE
     });
     await expect(run(unavailable.client)).rejects.not.toMatchObject({ nonRetryable: true });
+  });
+});
+
+describe('startJobWorkflows (the armed slots of one pass, PATCHES.BATCHED_ARMING)', () => {
+  const batch: JobStartRequest[] = [1, 2, 3].map((n) => ({
+    ...request,
+    workflowId: `${occurrence.occurrence_id}-${n}`,
+    requestId: `run-1/${41 + n}/armed${n}`,
+  }));
+  const runBatch = (client: Client, tenantPolicy = TenantPolicy.openToAll()) =>
+    new MockActivityEnvironment({ activityType: 'startJobWorkflows', attempt: 1 }).run(
+      createHandoffActivities({ client, tenantPolicy: () => tenantPolicy }).startJobWorkflows,
+      batch,
+    );
+
+  it("starts every job with its own request ID; a start that fails for good is that slot's outcome", async () => {
+    const { client, requests } = fakeClient((req) => {
+      if (req.workflowId?.endsWith('-2')) throw grpcError(3, 'search attribute is invalid'); // INVALID_ARGUMENT
+      return { runId: `run-of-${req.workflowId}` };
+    });
+    const outcomes = await runBatch(client);
+    expect(requests.map((r) => r.requestId).sort()).toEqual(batch.map((r) => r.requestId).sort());
+    expect(outcomes).toEqual([
+      { workflowId: batch[0]!.workflowId, duplicate: false, attempt: 1, inFlightLimit: null },
+      {
+        workflowId: batch[1]!.workflowId,
+        failed: expect.stringMatching(/starting generateReport failed: .*invalid/),
+      },
+      { workflowId: batch[2]!.workflowId, duplicate: false, attempt: 1, inFlightLimit: null },
+    ]);
+  });
+
+  it('any other failure fails the batch, to be retried whole (each start is named by its request ID)', async () => {
+    const { client, requests } = fakeClient((req) => {
+      if (req.workflowId?.endsWith('-3')) throw grpcError(14, 'connection refused'); // UNAVAILABLE
+      return { runId: 'job-run' };
+    });
+    await expect(runBatch(client)).rejects.not.toMatchObject({ nonRetryable: true });
+    expect(requests).toHaveLength(3);
+  });
+
+  it('a target the policy in force refuses starts nothing', async () => {
+    const { client, requests } = fakeClient(() => ({ runId: 'job-run' }));
+    const policy = TenantPolicy.fromTenants({ acme: { job_task_queues: ['jobs'], job_types: ['other'] } });
+    await expect(runBatch(client, policy)).rejects.toMatchObject({
+      type: FORBIDDEN_TARGET_ERROR,
+      nonRetryable: true,
+    });
+    expect(requests).toEqual([]);
   });
 });

@@ -589,6 +589,40 @@ describe('v0.11.0: armed ahead (armAheadMs), and armed jobs taken back by a reco
   });
 });
 
+describe('v0.11.0: armed ahead in batches (PATCHES.BATCHED_ARMING)', () => {
+  const runs = names('v0.11.0')
+    .filter((n) => n.startsWith('armed-batched-run-'))
+    .map((n) => named('v0.11.0', n));
+  /** What each local start marker holds: the results of one batch (an array), or of one start. */
+  const startMarkers = runs
+    .flatMap((events) => events.filter(isLocalActivityMarker))
+    .map((e) => markerText([e]))
+    .filter((text) => text.includes('"workflowId":'));
+  const startsIn = (text: string) => text.match(/"workflowId":/g)?.length ?? 0;
+
+  it('the slots a pass arms are started by one activity, their results in one marker', () => {
+    expect(runs.map(markerText).join(' ')).toContain(PATCHES.BATCHED_ARMING.id);
+    const batches = startMarkers.filter((text) => text.trimStart().startsWith('['));
+    expect(batches.some((text) => startsIn(text) >= 5)).toBe(true);
+    // A pass that arms one slot (a re-arm after an edit) starts it alone; every other pass, in one batch.
+    const alone = startMarkers.filter((text) => !text.trimStart().startsWith('['));
+    const batched = batches.reduce((n, text) => n + startsIn(text), 0);
+    expect(batched).toBeGreaterThan(5 * alone.length);
+  });
+
+  it('a recompute and a refusing policy take batched armed jobs back, as before', () => {
+    const markers = runs.map(markerText).join(' ');
+    expect(markers).toContain(PATCHES.RECOMPUTE_DISARMS.id);
+    expect(markers).toContain(PATCHES.POLICY_DISARMS.id);
+    expect(runs.flatMap((events) => activities(events, 'disarmJob')).length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('the runs armed ahead before the batches never asked for them', () => {
+    for (const name of names('v0.11.0').filter((n) => n.startsWith('armed-ahead-run-')))
+      expect(markerText(named('v0.11.0', name)), name).not.toContain(PATCHES.BATCHED_ARMING.id);
+  });
+});
+
 // The owner registry's histories (test/histories/record-owner-registry.ts): the same reports of two
 // replicas, answered by 0.10.0's registry (which ignores generations) and by the patched one. The replay
 // above replays both; here each recorded answer is checked against the rule its side of the patch selects,

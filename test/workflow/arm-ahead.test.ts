@@ -6,7 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { amendedZoneRules, useRuntimeZoneRules, useZoneRules, zoneRules } from '../../src/calendar/index.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
+import { PATCHES } from '../../src/workflows/patches.js';
 import { ARMED_AT_MOST } from '../../src/workflows/schedule/state.js';
+import { isLocalActivityMarker, markerText } from '../helpers/history.js';
 import { SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;
@@ -50,6 +52,16 @@ describe('arming ahead (time-skipping server)', () => {
     expect(armed.length).toBeLessThanOrEqual(ARMED_AT_MOST);
     const slots = described.recent_occurrences.map((o) => o.scheduled_for);
     expect(new Set(slots).size).toBe(slots.length);
+    // The slots a wake arms are started by one activity: one result marker (or activity) per arming pass,
+    // not one per slot (PATCHES.BATCHED_ARMING); and each armed job exists, waiting for its instant.
+    const startResults = events.filter(
+      (e) => isLocalActivityMarker(e) || e.activityTaskScheduledEventAttributes,
+    ).length;
+    expect(startResults).toBeLessThanOrEqual(tasks);
+    expect(startResults * 3).toBeLessThan(armings);
+    expect(markerText(events)).toContain(PATCHES.BATCHED_ARMING.id);
+    for (const o of armed)
+      expect((await h.env.client.workflow.getHandle(o.occurrence_id).describe()).status.name).toBe('RUNNING');
     // It wakes between slots, never on an instant at which its jobs begin (wakeBetweenMs).
     const instants = described.recent_occurrences.map((o) => Date.parse(o.fire_at));
     const wakes = events

@@ -75,8 +75,8 @@ describe('schedule workflow types (time-skipping server)', () => {
     const text = markerText(firstEvents);
     const asked = [...patchIds].filter((id) => text.includes(id));
     // Every patch of the table but the two inert-start IDs a new run never asks past the guarded one, the
-    // retirement, asked only at continue-as-new, and the two asked where an armed job is taken back by a
-    // recompute or a policy change.
+    // retirement, asked only at continue-as-new, the two asked where an armed job is taken back by a
+    // recompute or a policy change, and the batched arming, asked only by runs armed ahead.
     expect([...patchIds].filter((id) => !asked.includes(id)).sort()).toEqual(
       [
         PATCHES.INERT_LOCAL_START.id,
@@ -84,6 +84,7 @@ describe('schedule workflow types (time-skipping server)', () => {
         PATCHES.RETIRE_ONTO_V2.id,
         PATCHES.RECOMPUTE_DISARMS.id,
         PATCHES.POLICY_DISARMS.id,
+        PATCHES.BATCHED_ARMING.id,
       ].sort(),
     );
     expect(patchMarkers(firstEvents)).toHaveLength(asked.length);

@@ -12,7 +12,15 @@ import {
 } from '../../model/handoff-failures.js';
 import { PATCHES, type RunVersion, usesLocalActivities } from '../patches.js';
 import { type StartMode, startMode } from '../policy.js';
-import { type ArmedStart, authorizeJobStart, jobOutcome, startJob, startJobInActivity } from './job-start.js';
+import {
+  type ArmedJobStart,
+  type ArmedStart,
+  authorizeJobStart,
+  jobOutcome,
+  startJob,
+  startJobInActivity,
+  startJobsInActivity,
+} from './job-start.js';
 import type { Ledger } from './ledger.js';
 import { type ScheduleState, watchesCompletion } from './state.js';
 
@@ -92,6 +100,62 @@ export function handOffNow(
   const arming = armed ? `/armed${run.nextArming()}` : '';
   const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}${arming}`;
   void runHandOff(run, occ, target, mode, emission, armed);
+}
+
+/**
+ * Emits several armed occurrences of the schedule's JOB and starts them from one activity
+ * (PATCHES.BATCHED_ARMING): each counted, named and recorded as handOffNow does it, in the same order; one
+ * marker (or one activity's events) holds every result.
+ */
+export function armTogether(
+  run: HandOffContext,
+  slots: ReadonlyArray<{ occ: Occurrence; armed: ArmedStart }>,
+  inert: boolean,
+): void {
+  const starts = slots.map(({ occ, armed }) => {
+    run.ledger.recordEmitted(occ, false, true);
+    run.inFlight.handoffs += 1;
+    const emission = `${wf.workflowInfo().runId}/${run.state.counters.fired}/armed${run.nextArming()}`;
+    return { occ, start: { occurrence: run.ledger.envelope(occ), emission, armed } };
+  });
+  void startArmedTogether(run, run.state.spec.target as JobTarget, starts, inert);
+}
+
+async function startArmedTogether(
+  run: HandOffContext,
+  target: JobTarget,
+  starts: ReadonlyArray<{ occ: Occurrence; start: ArmedJobStart }>,
+  inert: boolean,
+): Promise<void> {
+  const requests = starts.map((s) => s.start);
+  const queue = run.defaultJobTaskQueue;
+  const counter: keyof InFlight = inert ? 'inert' : 'jobStarts';
+  run.inFlight[counter] += 1;
+  try {
+    // As one inert start: a batch that fails locally is retried once from a regular activity.
+    const outcomes = await startJobsInActivity(target, requests, queue, inert)
+      .catch((err) =>
+        inert && !isForbiddenTarget(err)
+          ? startJobsInActivity(target, requests, queue, false)
+          : Promise.reject(err),
+      )
+      .finally(() => {
+        run.inFlight[counter] -= 1;
+      });
+    outcomes.forEach((outcome, i) => {
+      const { occ } = starts[i]!;
+      if ('failed' in outcome) recordFailure(run, occ, `handoff failed: ${outcome.failed}`);
+      else {
+        run.learnQuota(outcome);
+        run.ledger.recordJobStarted(occ, outcome, true);
+      }
+    });
+  } catch (err) {
+    for (const { occ } of starts) recordHandOffFailure(run, occ, err);
+  } finally {
+    run.inFlight.handoffs -= starts.length;
+    if (!inert) run.wakeLoop();
+  }
 }
 
 async function runHandOff(
@@ -209,10 +273,15 @@ async function handOffToTarget(run: HandOffContext, occ: Occurrence, target: Exc
 
 function recordHandOffFailure(run: HandOffContext, occ: Occurrence, err: unknown) {
   const { message } = activityCause(err) as Error;
-  run.ledger.recordFailed(
+  recordFailure(
+    run,
     occ,
     isForbiddenTarget(err) ? `${REFUSED_BY_POLICY}: ${message}` : `handoff failed: ${message}`,
   );
+}
+
+function recordFailure(run: HandOffContext, occ: Occurrence, reason: string) {
+  run.ledger.recordFailed(occ, reason);
   wf.log.warn('hand-off failed for good', {
     occurrence_id: occ.occurrence_id,
     scheduled_for: occ.scheduled_for,

@@ -9,8 +9,8 @@ import { workflowNow } from '../clock.js';
 import { PATCHES, type RunVersion, startsJobsInertly } from '../patches.js';
 import { admit, handoffBound, inertEligible, slotsToArm } from '../policy.js';
 import type { SlotGenerator } from './generator.js';
-import { activityCause, type HandOffContext, handOffNow, type InFlight } from './hand-off.js';
-import { disarmJob } from './job-start.js';
+import { activityCause, armTogether, type HandOffContext, handOffNow, type InFlight } from './hand-off.js';
+import { type ArmedStart, disarmJob } from './job-start.js';
 import type { Ledger } from './ledger.js';
 import type { Lifecycle } from './lifecycle.js';
 import {
@@ -288,6 +288,9 @@ export class Invoker implements HandOffContext {
   /** Starts each slot's job now, begun by the server at the slot's instant. */
   arm(slots: readonly Slot[], inert: boolean): void {
     const s = this.state;
+    // Only runs armed ahead (their input says so) arm several slots in a pass often enough to ask.
+    const together = this.run.armsAhead && slots.length > 1 && this.version.ask(PATCHES.BATCHED_ARMING);
+    const batch: Array<{ occ: Occurrence; armed: ArmedStart }> = [];
     for (const slot of slots) {
       const fire: PendingFire = { slot, trigger: 'SCHEDULE', late: false, reason: null };
       if (this.ledger.emittedBefore(fire)) continue;
@@ -298,8 +301,11 @@ export class Invoker implements HandOffContext {
       s.armed = [...(s.armed ?? []), { occurrenceId: id, slot }];
       const reuseDisarmed = s.disarmed?.some((d) => d.occurrenceId === id) ?? false;
       if (reuseDisarmed) s.disarmed = s.disarmed!.filter((d) => d.occurrenceId !== id);
-      handOffNow(this, occ, false, inert, { beginAt: slot.fireAt, reuseDisarmed });
+      const armed = { beginAt: slot.fireAt, reuseDisarmed };
+      if (together) batch.push({ occ, armed });
+      else handOffNow(this, occ, false, inert, armed);
     }
+    if (batch.length > 0) armTogether(this, batch, inert);
     if (slots.length > 0)
       wf.log.info('slots armed', {
         count: slots.length,

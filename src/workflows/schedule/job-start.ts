@@ -13,7 +13,12 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
 import type { DisarmActivities } from '../../activities/disarm.js';
-import type { HandoffActivities, JobStartRequest, JobStartResult } from '../../activities/handoff.js';
+import type {
+  HandoffActivities,
+  JobStartOutcome,
+  JobStartRequest,
+  JobStartResult,
+} from '../../activities/handoff.js';
 import type { OccurrenceEnvelope, Target } from '../../model/contracts.js';
 import { PERMANENT_HANDOFF_ERROR } from '../../model/handoff-failures.js';
 import { OccurrenceIdKey, ScheduledForKey, ScheduleIdKey, TenantIdKey } from '../search-attributes.js';
@@ -99,6 +104,15 @@ const startJobInertly = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJo
 }).startJobWorkflow;
 const startJobInTask =
   wf.proxyActivities<Pick<HandoffActivities, 'startJobWorkflow'>>(jobStartActivityOptions).startJobWorkflow;
+// A batch is a few starts made side by side: the same budgets as one.
+const startJobsInertly = wf.proxyLocalActivities<Pick<HandoffActivities, 'startJobWorkflows'>>({
+  ...jobStartActivityOptions,
+  startToCloseTimeout: '5s',
+  scheduleToCloseTimeout: '10s',
+  localRetryThreshold: '1m',
+}).startJobWorkflows;
+const startJobsInTask =
+  wf.proxyActivities<Pick<HandoffActivities, 'startJobWorkflows'>>(jobStartActivityOptions).startJobWorkflows;
 
 /** The tenant policy's verdict on a JOB the schedule is about to start as a child (PATCHES.TARGETS_BOUND). */
 export const authorizeJobStart = wf.proxyActivities<Pick<HandoffActivities, 'authorizeTarget'>>({
@@ -126,6 +140,31 @@ export function startJobInActivity(
     requestId: emission,
     ...(armed ? { beginAt: armed.beginAt, reuseDisarmed: armed.reuseDisarmed } : {}),
   });
+}
+
+/** One armed slot of a batch: its occurrence, the emission that names its start, and when it begins. */
+export interface ArmedJobStart {
+  occurrence: OccurrenceEnvelope;
+  emission: string;
+  armed: ArmedStart;
+}
+
+/** Starts several armed jobs of one target from one activity (PATCHES.BATCHED_ARMING): one result each. */
+export function startJobsInActivity(
+  target: JobTarget,
+  starts: readonly ArmedJobStart[],
+  defaultTaskQueue: string,
+  inert: boolean,
+): Promise<JobStartOutcome[]> {
+  return (inert ? startJobsInertly : startJobsInTask)(
+    starts.map(({ occurrence, emission, armed }) => ({
+      ...jobStartOptions(target, occurrence, defaultTaskQueue),
+      occurrence,
+      requestId: emission,
+      beginAt: armed.beginAt,
+      reuseDisarmed: armed.reuseDisarmed,
+    })),
+  );
 }
 
 /** A start ahead of the slot (PATCHES.ARMED_HANDOFFS): the server begins the job at the slot's instant. */
