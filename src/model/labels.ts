@@ -165,7 +165,7 @@ export function selects(
 ): boolean {
   return requirements.every((r) => {
     const has = Object.hasOwn(labels, r.key);
-    if (r.op === 'exists' || r.op === 'absent') return has === (r.op === 'exists');
+    if (!('values' in r)) return has === (r.op === 'exists');
     const listed = has && r.values.includes(labels[r.key]!);
     return r.op === 'in' ? listed : !listed;
   });

@@ -8,7 +8,10 @@ import type { ScheduleWorkflowInput } from '../../src/workflows/schedule/workflo
 
 export interface DirectSchedule
   extends Partial<
-    Pick<ScheduleWorkflowInput, 'createdAt' | 'continueAsNewAfterEvents' | 'armLeadMs' | 'armAheadMs'>
+    Pick<
+      ScheduleWorkflowInput,
+      'createdAt' | 'continueAsNewAfterEvents' | 'armLeadMs' | 'armAheadMs' | 'maxHandoffsInFlight'
+    >
   > {
   scheduleId: string;
   spec: ScheduleSpecInput;

@@ -2,30 +2,17 @@
 // server's SQLite interrupted ("14 UNAVAILABLE: … interrupted"), a query no worker took in time
 // (DEADLINE_EXCEEDED, "query timed out before a worker could process it"), a schedule's query buffer full
 // (RESOURCE_EXHAUSTED). A real caller retries them; a race test retries or counts them and fails on
-// anything else. The same codes the SDK maps to UNAVAILABLE (src/api/sdk/temporal-errors.ts
-// `isTemporalUnavailable`).
+// anything else: what the SDK itself maps to UNAVAILABLE (src/api/sdk/temporal-errors.ts
+// `isTemporalUnavailable`), asked of it rather than numbered again here.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-
-const TRANSIENT_GRPC_CODES = new Set([
-  4 /* DEADLINE_EXCEEDED */, 8 /* RESOURCE_EXHAUSTED */, 14 /* UNAVAILABLE */,
-]);
-
-const codeOf = (err: unknown): number | undefined => {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
-    if (typeof e.code === 'number') return e.code;
-    e = e.cause as typeof e;
-  }
-  return undefined;
-};
+import { isTemporalUnavailable } from '../../src/api/sdk/temporal-errors.js';
 
 /** A server answer a caller retries: nothing is wrong with the request or the workflow. */
 export function isTransientServerError(err: unknown): boolean {
-  const code = codeOf(err);
-  if (code !== undefined) return TRANSIENT_GRPC_CODES.has(code);
-  // The SDK's own translation of the same answers.
-  return (err as { code?: unknown } | undefined)?.code === 'UNAVAILABLE';
+  // Or the SDK's own translation of the same answers.
+  return isTemporalUnavailable(err) || (err as { code?: unknown } | undefined)?.code === 'UNAVAILABLE';
 }
 
 /** Counts of transient answers met, per kind of call, for a test's log line. */

@@ -4,16 +4,12 @@
 // whose run continues as new by history size with hand-offs still waiting (the first and the last run).
 //   node --import tsx test/histories/record-bounded.ts test/histories/v0.5.1
 import '../helpers/quiet-sdk.js';
-import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.js';
+import type { ScheduleSpecInput } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
-import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
-import {
-  JOB_QUEUE,
-  policyTellingHandoffBound,
-  SCHEDULER_QUEUE,
-  SchedulerHarness,
-} from '../helpers/scheduler-harness.js';
+import { ownerRevokedSignal } from '../../src/workflows/definitions.js';
+import { startScheduleDirectly } from '../helpers/schedule-workflow.js';
+import { policyTellingHandoffBound, SchedulerHarness } from '../helpers/scheduler-harness.js';
 import { startFaultSink } from '../integration/fault-sink.js';
 import { historySaver, recordingDirectory } from './recorded.js';
 
@@ -92,18 +88,11 @@ try {
   await save('bounded-revoked', 'bounded-revoked');
 
   // Past the API's payload cap (a schedule stored before it): started directly.
-  const first = await h.env.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
-    taskQueue: SCHEDULER_QUEUE,
-    workflowId: scheduleWorkflowId('acme', 'bounded-large'),
-    args: [
-      {
-        identity: { schedule_id: 'bounded-large', tenant_id: 'acme', owner_ref: 'ops' },
-        spec: ScheduleSpec.parse(hourly('/large', { blob: 'x'.repeat(60_000) })),
-        createdAt: new Date(await h.now()).toISOString(),
-        defaultJobTaskQueue: JOB_QUEUE,
-        maxHandoffsInFlight: 3,
-      },
-    ],
+  const first = await startScheduleDirectly(h.env.client, {
+    scheduleId: 'bounded-large',
+    spec: hourly('/large', { blob: 'x'.repeat(60_000) }),
+    createdAt: new Date(await h.now()).toISOString(),
+    maxHandoffsInFlight: 3,
   });
   await sdk.backfill('bounded-large', await lastHours(60));
   await until('60 delivered', async () => delivered('/large') === 60);

@@ -4,18 +4,9 @@
 // activity open, so these come from the dev server (the scenario of test/integration/handlers-while-draining).
 //   node --import tsx test/histories/record-draining.ts test/histories/v0.3.0
 import '../helpers/quiet-sdk.js';
-import { ScheduleSpec } from '../../src/model/contracts.js';
-import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { startHoldingEventSink } from '../helpers/http-api.js';
-import {
-  eventually,
-  JOB_QUEUE,
-  SCHEDULER_QUEUE,
-  startStack,
-  startWorker,
-  stopStack,
-} from '../integration/support.js';
+import { startScheduleDirectly } from '../helpers/schedule-workflow.js';
+import { eventually, startStack, startWorker, stopStack } from '../integration/support.js';
 
 import { historySaver, recordingDirectory } from './recorded.js';
 
@@ -26,18 +17,11 @@ const sink = await startHoldingEventSink();
 const save = historySaver(stack.client, outDir);
 const eventTarget = { type: 'EVENT' as const, event_type: 'drain.test', sink_url: sink.url };
 const start = (scheduleId: string, continueAsNewAfterEvents?: number) =>
-  stack.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
-    taskQueue: SCHEDULER_QUEUE,
-    workflowId: scheduleWorkflowId('acme', scheduleId),
-    args: [
-      {
-        identity: { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' },
-        spec: ScheduleSpec.parse({ target: eventTarget, timing: { kind: 'INTERVAL', every: 'PT2S' } }),
-        createdAt: new Date().toISOString(),
-        defaultJobTaskQueue: JOB_QUEUE,
-        ...(continueAsNewAfterEvents ? { continueAsNewAfterEvents } : {}),
-      },
-    ],
+  startScheduleDirectly(stack.client, {
+    scheduleId,
+    spec: { target: eventTarget, timing: { kind: 'INTERVAL', every: 'PT2S' } },
+    createdAt: new Date().toISOString(),
+    ...(continueAsNewAfterEvents ? { continueAsNewAfterEvents } : {}),
   });
 const received = (more: number) =>
   eventually('events at the sink', async () => (sink.received() >= more ? true : undefined), 60_000);

@@ -4,19 +4,10 @@
 // only ends once every handler finished would never end (found in review of v0.2; fixed behind a patch).
 // Real dev server, real worker process, a real HTTP sink that holds its answers until the test lets go.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScheduleSpec } from '../../src/model/contracts.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
-import { SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
 import { startHoldingEventSink } from '../helpers/http-api.js';
-import {
-  eventually,
-  JOB_QUEUE,
-  SCHEDULER_QUEUE,
-  type Stack,
-  startStack,
-  startWorker,
-  stopStack,
-} from './support.js';
+import { startScheduleDirectly } from '../helpers/schedule-workflow.js';
+import { eventually, type Stack, startStack, startWorker, stopStack } from './support.js';
 
 /** Resolves with the promise's value, or rejects after `ms` saying what never answered. */
 function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -39,26 +30,16 @@ describe('updates while the schedule waits for hand-offs in flight (dev server)'
     await stopStack(stack);
   });
 
-  const startSchedule = async (scheduleId: string, continueAsNewAfterEvents?: number) => {
-    const identity = { schedule_id: scheduleId, tenant_id: 'acme', owner_ref: 'ops' };
-    const spec = ScheduleSpec.parse({
-      target: { type: 'EVENT', event_type: 'drain.test', sink_url: sink.url },
-      timing: { kind: 'INTERVAL', every: 'PT2S' },
+  const startSchedule = (scheduleId: string, continueAsNewAfterEvents?: number) =>
+    startScheduleDirectly(stack.client, {
+      scheduleId,
+      spec: {
+        target: { type: 'EVENT', event_type: 'drain.test', sink_url: sink.url },
+        timing: { kind: 'INTERVAL', every: 'PT2S' },
+      },
+      createdAt: new Date().toISOString(),
+      ...(continueAsNewAfterEvents ? { continueAsNewAfterEvents } : {}),
     });
-    return await stack.client.workflow.start(SCHEDULE_WORKFLOW_TYPE, {
-      taskQueue: SCHEDULER_QUEUE,
-      workflowId: scheduleWorkflowId('acme', scheduleId),
-      args: [
-        {
-          identity,
-          spec,
-          createdAt: new Date().toISOString(),
-          defaultJobTaskQueue: JOB_QUEUE,
-          ...(continueAsNewAfterEvents ? { continueAsNewAfterEvents } : {}),
-        },
-      ],
-    });
-  };
 
   it('an edit that arrives while a full history waits for a hung EVENT hand-off is answered', async () => {
     // A threshold below what the first fire's task already has: the run wants to continue as new at once,
