@@ -4,6 +4,8 @@
 import {
   type BackfillRequest,
   type BackfillResult,
+  type BulkRequestInput,
+  type BulkResult,
   type CancelRequest,
   type EditRequestInput,
   type EditResult,
@@ -18,13 +20,15 @@ import {
   TriggerRequest,
 } from '../model/contracts.js';
 import { explanationOf } from '../model/explanation.js';
-import type { OccurrencePage, PreviewResult } from '../model/http.js';
+import type { ApplyRequestInput, ApplyResult, OccurrencePage, PreviewResult } from '../model/http.js';
 import { InterpretRequest, type InterpretResult } from '../model/interpret.js';
 import { pauseSignal, resumeSignal, takeOverUpdate, triggerNowUpdate } from '../workflows/definitions.js';
 import { parseOrThrow } from './errors.js';
 import type { PatchScheduleInput } from './patch.js';
 import { backoff, poll, type RepeatPolicy } from './retry.js';
+import { type ApplyHooks, applySchedules } from './sdk/apply.js';
 import { backfillSchedule } from './sdk/backfill.js';
+import { type BulkHooks, bulkOperation } from './sdk/bulk.js';
 import { cancelSchedule, deleteSchedule } from './sdk/cancel.js';
 import { createSchedule } from './sdk/create.js';
 import { patchSchedule, updateSchedule } from './sdk/edit.js';
@@ -92,7 +96,9 @@ export class SchedulerClient {
   }
 
   /** Every schedule of the tenant (deleted ones included, as before 0.2), up to `limit`, page by page. */
-  async list(filter: { status?: Schedule['status']; limit?: number } = {}): Promise<Schedule[]> {
+  async list(
+    filter: { status?: Schedule['status']; limit?: number; selector?: string } = {},
+  ): Promise<Schedule[]> {
     return await listAll(this.calls, filter);
   }
 
@@ -172,6 +178,36 @@ export class SchedulerClient {
     options: { onAsk?: () => void } = {},
   ): Promise<RecomputeSummary> {
     return await recomputeTenant(this.calls, request, options.onAsk);
+  }
+
+  /**
+   * The schedules a file declares, applied as one plan: each created, updated or left alone, and with
+   * `prune` the schedules its selector picks that the file does not have deleted; `dry_run` answers the
+   * plan with the next runs before and after each change. A schedule edited by other means since the last
+   * apply is a conflict: nothing is applied (VERSION_CONFLICT naming it) unless `force`.
+   */
+  async apply(request: ApplyRequestInput, hooks: ApplyHooks = {}): Promise<ApplyResult> {
+    return await applySchedules(this.calls, request, hooks);
+  }
+
+  /**
+   * One action (pause, resume, cancel, delete) on every schedule of the tenant that the label selector
+   * picks, each answered with what happened to it (`dry_run`: what would). A selector picking more than
+   * BULK_MAX_SCHEDULES is refused before anything changes. `hooks` count the reads and the actions (the
+   * HTTP API charges the tenant's rate limit by them).
+   */
+  async bulk(request: BulkRequestInput, hooks: BulkHooks = {}): Promise<BulkResult> {
+    return await bulkOperation(
+      this.calls,
+      request,
+      {
+        pause: (id, r) => this.pause(id, r.note),
+        resume: (id) => this.resume(id),
+        cancel: (id, r) => this.cancel(id, { running: r.running, ...(r.note ? { note: r.note } : {}) }),
+        delete: (id, r) => this.delete(id, { running: r.running, ...(r.note ? { note: r.note } : {}) }),
+      },
+      hooks,
+    );
   }
 
   /** No future runs; emitted occurrences stay (or, with running: 'CANCEL', running targets are cancelled). */

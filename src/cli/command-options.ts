@@ -87,6 +87,11 @@ const POLICY_OPTIONS: OptionRow[] = [
     (option) => option.argParser(oneOf(OVERLAP)),
   ],
   ['--max-lateness <seconds|duration>', 'a slot later than this is a misfire (e.g. 60 or PT5M)'],
+  [
+    '--label <key=value>',
+    'a label to select the schedule by (repeat it); an edit with --label replaces the labels whole',
+    (option) => option.argParser(collect),
+  ],
 ];
 
 const CONNECTION_OPTIONS: OptionRow[] = [

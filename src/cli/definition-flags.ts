@@ -27,6 +27,7 @@ export interface DefinitionFlags {
   misfire?: string;
   overlap?: string;
   maxLateness?: string;
+  label?: string[];
 }
 
 export interface CreateFlags extends DefinitionFlags {
@@ -59,6 +60,7 @@ const DEFINITION_FLAGS: Array<keyof DefinitionFlags> = [
   'misfire',
   'overlap',
   'maxLateness',
+  'label',
 ];
 
 /** `taskQueue` → `--task-queue`. */
@@ -274,7 +276,21 @@ export function policiesFromFlags(flags: DefinitionFlags): Record<string, unknow
   if (flags.overlap !== undefined) body.overlap = flags.overlap;
   if (flags.maxLateness !== undefined)
     body.max_lateness_s = parseSeconds('--max-lateness', flags.maxLateness);
+  if (flags.label !== undefined) body.labels = labelsFromFlags(flags.label);
   return body;
+}
+
+/** `--label key=value` each → the labels map (their syntax is checked with the whole request). */
+function labelsFromFlags(pairs: string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError('--label', `"${pair}" must be key=value (e.g. team=payments)`);
+    const key = pair.slice(0, eq);
+    if (Object.hasOwn(labels, key)) throw new UsageError('--label', `"${key}" is given twice`);
+    labels[key] = pair.slice(eq + 1);
+  }
+  return labels;
 }
 
 export function rejectMixedFile(flags: DefinitionFlags & { id?: string }, extra: string[] = []): void {

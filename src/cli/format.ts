@@ -8,6 +8,7 @@ import { DateTime } from 'luxon';
 import type { Timing } from '../calendar/timing.js';
 import type {
   BackfillResult,
+  BulkResult,
   NextRun,
   Occurrence,
   RecomputeResult,
@@ -16,6 +17,7 @@ import type {
   ScheduleDescription,
   Target,
 } from '../model/contracts.js';
+import type { ApplyChange, ApplyResult } from '../model/http.js';
 
 /**
  * What a terminal acts on instead of showing: the C0 controls (ESC begins every ANSI, OSC and DCS sequence;
@@ -287,6 +289,54 @@ export function formatRecomputeSummary(r: RecomputeSummary): string {
       (f) =>
         `  failed: ${f.schedule_id}: ${f.error} (recompute it alone: scheduler recompute ${f.schedule_id})`,
     ),
+  ].join('\n');
+}
+
+const APPLY_VERBS: Record<ApplyChange['action'], string> = {
+  CREATE: 'create',
+  UPDATE: 'update',
+  UNCHANGED: 'unchanged',
+  DELETE: 'delete',
+  CONFLICT: 'conflict',
+};
+
+/** An apply's plan or answer: a line per schedule, the next runs before → after for each change, the counts. */
+export function formatApply(r: ApplyResult): string {
+  const lines: string[] = [];
+  for (const c of r.changes) {
+    const version = c.version === null ? '' : ` v${c.version}`;
+    const outcome = c.outcome === 'APPLIED' || c.outcome === 'FAILED' ? ` [${c.outcome}]` : '';
+    const fields = c.fields.length > 0 ? `: ${c.fields.join(', ')}` : '';
+    lines.push(`${APPLY_VERBS[c.action].padEnd(9)} ${c.schedule_id}${version}${fields}${outcome}`);
+    if (c.reason) lines.push(`          ${c.reason}`);
+    const moved = JSON.stringify(c.next_runs_before) !== JSON.stringify(c.next_runs_after);
+    if (c.action !== 'UNCHANGED' && moved) {
+      if (c.next_runs_before.length > 0)
+        lines.push(`          before: ${c.next_runs_before.map(asWritten).join('  ')}`);
+      if (c.next_runs_after.length > 0)
+        lines.push(`          after:  ${c.next_runs_after.map(asWritten).join('  ')}`);
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const c of r.changes) counts.set(APPLY_VERBS[c.action], (counts.get(APPLY_VERBS[c.action]) ?? 0) + 1);
+  const summary = [...counts].map(([verb, n]) => `${n} ${verb}`).join(', ') || 'nothing declared';
+  lines.push(
+    `${r.dry_run ? 'plan' : 'applied'}: ${summary}${r.prune ? ` (pruning ${JSON.stringify(r.prune)})` : ''}`,
+  );
+  return lines.join('\n');
+}
+
+/** A bulk operation's answer: one line per schedule picked, then the counts. */
+export function formatBulk(r: BulkResult): string {
+  const verb = r.dry_run ? `would ${r.action}` : r.action;
+  const counts = new Map<string, number>();
+  for (const x of r.results) counts.set(x.outcome, (counts.get(x.outcome) ?? 0) + 1);
+  const summary = [...counts].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
+  return [
+    ...r.results.map(
+      (x) => `  ${x.schedule_id} (${x.status_before}): ${x.outcome}${x.reason ? ` — ${x.reason}` : ''}`,
+    ),
+    `${verb} by ${JSON.stringify(r.selector)}: ${r.matched} schedule(s) picked${summary ? `; ${summary}` : ''}`,
   ].join('\n');
 }
 

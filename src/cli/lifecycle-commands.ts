@@ -2,22 +2,27 @@
 import type { Command } from 'commander';
 import type {
   BackfillResult,
+  BulkResult,
   Occurrence,
   RecomputeResult,
   RecomputeSummary,
   Schedule,
 } from '../model/contracts.js';
+import { BulkAction } from '../model/contracts.js';
 import { type Cli, type CommonFlags, schedulePath } from './command-context.js';
 import { connectionOptions, serverCommand } from './command-options.js';
 import {
   formatBackfill,
+  formatBulk,
   formatRecompute,
   formatRecomputeSummary,
   occurrenceLine,
   scheduleLine,
 } from './format.js';
+import { UsageError } from './preview.js';
 import {
   buildBackfillRequest,
+  buildBulkRequest,
   buildCancelRequest,
   buildPauseRequest,
   buildRecomputeRequest,
@@ -141,5 +146,53 @@ export function recomputeCommand(program: Command, cli: Cli): void {
       const res = await client.request<RecomputeSummary>('POST', '/v1/recompute', { body });
       cli.answer(flags, res.body, formatRecomputeSummary);
     }
+  });
+}
+
+type BulkFlags = CommonFlags & {
+  selector?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  note?: string;
+  cancelRunning?: boolean;
+};
+
+export function bulkCommand(program: Command, cli: Cli): void {
+  connectionOptions(
+    serverCommand(
+      program,
+      'bulk <action>',
+      `${BulkAction.options.join(' | ')} every schedule whose labels the selector picks (on a terminal: shown, then confirmed)`,
+      [
+        "scheduler bulk pause --selector 'team=payments,env!=dev' --note 'payments freeze'",
+        "scheduler bulk resume --selector 'team=payments' --dry-run",
+        "scheduler bulk delete --selector 'app=legacy-billing' --yes",
+      ],
+    )
+      .option(
+        '--selector <selector>',
+        "label selector, e.g. 'team=payments,env!=dev' or 'tier in (gold,silver)'",
+      )
+      .option('--dry-run', 'show what would be done, change nothing')
+      .option('--yes', 'act without showing and asking first (needed when not on a terminal)')
+      .option('--note <text>', 'pause, cancel, delete: why (shown with each schedule)')
+      .option('--cancel-running', 'cancel, delete: also cancel target workflows still running'),
+  ).action(async (action: string, flags: BulkFlags) => {
+    const body = buildBulkRequest(action.toLowerCase(), flags);
+    const api = cli.client(flags);
+    const send = async (dryRun: boolean) =>
+      (await api.request<BulkResult>('POST', '/v1/bulk', { body: { ...body, dry_run: dryRun } })).body;
+    if (flags.dryRun || flags.yes) return cli.answer(flags, await send(!!flags.dryRun), formatBulk);
+    if (!cli.io.isTTY)
+      throw new UsageError(
+        '--yes',
+        'is needed when not on a terminal (nobody can confirm what the selector picked): nothing was changed; look first with --dry-run',
+      );
+    const plan = await send(true);
+    cli.print(formatBulk(plan));
+    if (!plan.results.some((r) => r.outcome === 'WOULD_DO')) return;
+    if (!(await cli.io.confirm(`${action} these schedules? [y/N] `)))
+      throw new Error('nothing changed: not confirmed');
+    cli.answer(flags, await send(false), formatBulk);
   });
 }

@@ -30,6 +30,7 @@ async function allPages(
 export function listCommand(program: Command, cli: Cli): void {
   const list = serverCommand(program, 'list', "list your tenant's schedules (newest first)", [
     'scheduler list --status ACTIVE --kind CRON',
+    "scheduler list --selector 'team=payments,env!=dev'",
     'scheduler list --all --json | jq -r ".items[].schedule_id"',
   ])
     .addOption(new Option('--status <status>', STATUS.join(' | ')).argParser(oneOf(STATUS)))
@@ -37,7 +38,8 @@ export function listCommand(program: Command, cli: Cli): void {
     .option('--limit <n>', 'schedules per page, 1 to 100 (default 20)')
     .option('--cursor <cursor>', 'continue from the `next_cursor` of a previous page')
     .option('--all', 'follow the cursors to the last page (with --json: one page object with every item)')
-    .option('--include-deleted', 'also list deleted schedules');
+    .option('--include-deleted', 'also list deleted schedules')
+    .option('--selector <selector>', "only schedules whose labels it picks, e.g. 'team=payments,env!=dev'");
   connectionOptions(list).action(async (flags: ListFlags & CommonFlags & { all?: boolean }) => {
     const query = buildListQuery(flags);
     const api = cli.client(flags);

@@ -2,18 +2,21 @@
  * The schedule commands of the `scheduler` CLI: every schedule operation over the HTTP API.
  *
  *   create | edit                                         ./define-commands.ts
+ *   apply                                                 ./apply-command.ts
  *   list | get | describe | occurrences                   ./read-commands.ts
- *   pause | resume | trigger | backfill | cancel | delete | recompute   ./lifecycle-commands.ts
+ *   pause | resume | trigger | backfill | cancel | delete | recompute | bulk   ./lifecycle-commands.ts
  *
  * Each command builds its request with ./requests.ts (checked locally against the model's contracts),
  * sends it with ./connection.ts, and prints a table (./format.ts) or, with --json, the API's JSON; the
  * options and their --help groups are in ./command-options.ts, what the commands share in ./command-context.ts.
  */
 import type { Command } from 'commander';
+import { applyCommand } from './apply-command.js';
 import { type CliIo, cliOf } from './command-context.js';
 import { createCommand, editCommand } from './define-commands.js';
 import {
   backfillCommand,
+  bulkCommand,
   cancelCommand,
   deleteCommand,
   pauseCommand,
@@ -40,6 +43,8 @@ const COMMANDS = [
   deleteCommand,
   occurrencesCommand,
   recomputeCommand,
+  bulkCommand,
+  applyCommand,
 ];
 
 export function registerScheduleCommands(program: Command, io: CliIo): void {

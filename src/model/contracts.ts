@@ -3,6 +3,15 @@
 // from them. This module sits just above src/calendar: it imports nothing of the layers that use it.
 import { z } from 'zod';
 import { CalendarOptions, Timing } from '../calendar/timing.js';
+import {
+  LabelSelectorError,
+  labelKeyProblem,
+  labelTokens,
+  labelValueProblem,
+  MAX_LABEL_TOKENS_BYTES,
+  MAX_LABELS,
+  parseLabelSelector,
+} from './labels.js';
 import { Identifier, Target } from './targets.js';
 
 export { BusinessDaysOptions, BusinessDayTiming } from '../calendar/timing.js';
@@ -33,6 +42,45 @@ export type OverlapPolicy = z.infer<typeof OverlapPolicy>;
 export const ScheduleStatus = z.enum(['ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED']);
 export type ScheduleStatus = z.infer<typeof ScheduleStatus>;
 
+/** Labels on a schedule (./labels.ts has their syntax and the selector grammar). */
+export const Labels = z
+  .record(z.string(), z.string())
+  .superRefine((labels, ctx) => {
+    const keys = Object.keys(labels);
+    if (keys.length > MAX_LABELS)
+      ctx.addIssue({ code: 'custom', message: `at most ${MAX_LABELS} labels (${keys.length} given)` });
+    for (const key of keys) {
+      const problem = labelKeyProblem(key) ?? labelValueProblem(labels[key]!);
+      if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(labelTokens(labels)));
+    if (bytes > MAX_LABEL_TOKENS_BYTES)
+      ctx.addIssue({
+        code: 'custom',
+        message: `labels take ${bytes} bytes stored, more than ${MAX_LABEL_TOKENS_BYTES}: use fewer or shorter ones`,
+      });
+  })
+  .describe(
+    'key=value pairs to select schedules by (Kubernetes label syntax), e.g. {"team": "payments", "env": "prod"}: `GET /v1/schedules?selector=team=payments,env!=dev` and the bulk operations pick schedules by them',
+  );
+export type Labels = z.infer<typeof Labels>;
+
+/** A label selector (Kubernetes grammar): the requirements, comma-separated, all of which must hold. */
+export const LabelSelector = z
+  .string()
+  .max(2000)
+  .superRefine((selector, ctx) => {
+    try {
+      parseLabelSelector(selector);
+    } catch (err) {
+      if (!(err instanceof LabelSelectorError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `at character ${err.at + 1}: ${err.reason}` });
+    }
+  })
+  .describe(
+    'e.g. `team=payments,env!=dev`, `tier in (gold,silver)`, `!legacy`: `key`, `!key`, `key=value`, `key!=value`, `key in (…)`, `key notin (…)` (a schedule without the key satisfies `!=` and `notin`)',
+  );
+
 /** What a user writes to create or edit a schedule: the versioned definition. */
 export const ScheduleSpec = CalendarOptions.extend({
   target: Target,
@@ -54,6 +102,14 @@ export const ScheduleSpec = CalendarOptions.extend({
     .describe('most slots CATCH_UP fires at once'),
   overlap: OverlapPolicy.default('ALLOW'),
   queue_limit: z.number().int().min(1).max(1000).default(10).describe('QUEUE buffer size'),
+  labels: Labels.optional(),
+  applied_digest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'a sha256 digest in hex')
+    .optional()
+    .describe(
+      'set by apply (POST /v1/apply, `scheduler apply`): the digest of the definition it applied. An edit by other means leaves it behind, and the next apply reports that schedule as a conflict instead of overwriting the edit',
+    ),
   authored_from: z
     .string()
     .min(1)
@@ -398,3 +454,48 @@ export const CancelRequest = z
   })
   .strict();
 export type CancelRequest = z.infer<typeof CancelRequest>;
+
+/** Most schedules one bulk operation acts on: a selector matching more is refused before anything changes. */
+export const BULK_MAX_SCHEDULES = 500;
+
+export const BulkAction = z.enum(['pause', 'resume', 'cancel', 'delete']);
+export type BulkAction = z.infer<typeof BulkAction>;
+
+/** POST /v1/bulk: one action on every schedule of the caller's tenant that the selector picks. */
+export const BulkRequest = z
+  .object({
+    action: BulkAction,
+    selector: LabelSelector.refine((s) => s.trim() !== '', {
+      message: 'a bulk operation needs a selector: the empty one would pick every schedule of the tenant',
+    }),
+    dry_run: z.boolean().default(false).describe('answer what would be done, change nothing'),
+    note: z.string().max(500).optional().describe('pause, cancel and delete: the note each schedule records'),
+    running: CancelRequest.shape.running.describe(
+      'cancel and delete: what happens to occurrences still running (as for one schedule)',
+    ),
+  })
+  .strict();
+export type BulkRequest = z.infer<typeof BulkRequest>;
+export type BulkRequestInput = z.input<typeof BulkRequest>;
+
+export const BulkOutcome = z
+  .enum(['DONE', 'WOULD_DO', 'UNCHANGED', 'FAILED'])
+  .describe(
+    'DONE: acted on; WOULD_DO: a dry run would act; UNCHANGED: nothing to do (e.g. already paused), `reason` says why; FAILED: the action was refused or did not reach it, `reason` says why',
+  );
+
+export const BulkResult = z.object({
+  action: BulkAction,
+  selector: z.string(),
+  dry_run: z.boolean(),
+  matched: z.number().int().describe('schedules the selector picked (deleted ones are never picked)'),
+  results: z.array(
+    z.object({
+      schedule_id: z.string(),
+      status_before: ScheduleStatus,
+      outcome: BulkOutcome,
+      reason: z.string().nullable(),
+    }),
+  ),
+});
+export type BulkResult = z.infer<typeof BulkResult>;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CalendarOptions, TIMING_KINDS, Timing } from '../calendar/timing.js';
 import {
   Identifier,
+  LabelSelector,
   MAX_PAYLOAD_BYTES,
   NextRun,
   Occurrence,
@@ -45,6 +46,73 @@ export const CreateScheduleRequest = ScheduleSpec.extend({
   .superRefine(payloadWithinCap);
 export type CreateScheduleRequest = z.input<typeof CreateScheduleRequest>;
 
+/** Most schedule documents one apply takes. */
+export const APPLY_MAX_SCHEDULES = 200;
+
+/** One schedule of an applied file: a create request whose `schedule_id` is required (apply matches on it). */
+export const ApplyDocument = ScheduleSpec.omit({ applied_digest: true })
+  .extend({ contract, schedule_id: Identifier })
+  .strict()
+  .superRefine(payloadWithinCap);
+
+/** POST /v1/apply: the schedules a file declares, applied as one plan. */
+export const ApplyRequest = z
+  .object({
+    schedules: z.array(ApplyDocument).max(APPLY_MAX_SCHEDULES),
+    prune: LabelSelector.optional().describe(
+      'also delete the schedules this selector picks that `schedules` does not have (e.g. the label every schedule of the file carries); without it nothing is deleted',
+    ),
+    dry_run: z.boolean().default(false).describe('answer the plan, change nothing'),
+    preview_count: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(3)
+      .describe('next runs shown before and after each change'),
+    force: z
+      .boolean()
+      .default(false)
+      .describe('apply over schedules edited by other means since the last apply (default: a conflict)'),
+  })
+  .strict()
+  .superRefine((request, ctx) => {
+    const seen = new Set<string>();
+    request.schedules.forEach((doc, i) => {
+      if (seen.has(doc.schedule_id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['schedules', i, 'schedule_id'],
+          message: `${doc.schedule_id} is declared twice`,
+        });
+      seen.add(doc.schedule_id);
+    });
+  });
+export type ApplyRequestInput = z.input<typeof ApplyRequest>;
+
+export const ApplyChange = z.object({
+  schedule_id: z.string(),
+  action: z
+    .enum(['CREATE', 'UPDATE', 'UNCHANGED', 'DELETE', 'CONFLICT'])
+    .describe('what the plan does with the schedule; CONFLICT: nothing, `reason` says why'),
+  version: z.number().int().nullable().describe('the version the plan was made from (null: a new schedule)'),
+  fields: z.array(z.string()).describe('UPDATE: the definition fields that change'),
+  next_runs_before: z.array(z.string()).describe('the next slots (scheduled_for) as it is'),
+  next_runs_after: z.array(z.string()).describe('the next slots as the plan leaves it'),
+  outcome: z
+    .enum(['PLANNED', 'APPLIED', 'FAILED', 'NOTHING_TO_DO'])
+    .describe('PLANNED in a dry run; FAILED: `reason` says why'),
+  reason: z.string().nullable(),
+});
+export type ApplyChange = z.infer<typeof ApplyChange>;
+
+export const ApplyResult = z.object({
+  dry_run: z.boolean(),
+  prune: z.string().nullable(),
+  changes: z.array(ApplyChange),
+});
+export type ApplyResult = z.infer<typeof ApplyResult>;
+
 // A PATCH names only the fields it changes, so no defaults here (a default would overwrite the current
 // value); optional fields take `null` to clear them.
 const required = new Set(['target', 'timing']);
@@ -83,6 +151,9 @@ export const ListSchedulesQuery = z
       .optional()
       .describe('`next_cursor` of the previous page'),
     include_deleted: z.enum(['true', 'false']).default('false').describe('also list deleted schedules'),
+    selector: LabelSelector.optional().describe(
+      'only schedules whose labels satisfy it (Kubernetes grammar), e.g. `team=payments,env!=dev`. A page may hold fewer than `limit` items when the selector negates (`!=`, `notin`, `!key`): those are tested on each schedule read, and `next_cursor` says whether more follow',
+    ),
   })
   .strict();
 

@@ -4,7 +4,7 @@
 // its equality- and set-based one. Hand-written: the grammar is a dozen lines, and the npm packages that
 // parse it are unmaintained ports. Labels are stored as a search attribute of tokens (`labelTokens`) so
 // that a list can filter on them on the server; what the server cannot express exactly is matched here.
-import { z } from 'zod';
+// No zod here: the schedule workflow computes the tokens (the `Labels` schema is in ./contracts.ts).
 
 /** At most this many labels on one schedule. */
 export const MAX_LABELS = 16;
@@ -40,28 +40,6 @@ export const labelTokens = (labels: Readonly<Record<string, string>>): string[] 
   Object.entries(labels)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .flatMap(([key, value]) => [key, `${key}=${value}`]);
-
-export const Labels = z
-  .record(z.string(), z.string())
-  .superRefine((labels, ctx) => {
-    const keys = Object.keys(labels);
-    if (keys.length > MAX_LABELS)
-      ctx.addIssue({ code: 'custom', message: `at most ${MAX_LABELS} labels (${keys.length} given)` });
-    for (const key of keys) {
-      const problem = labelKeyProblem(key) ?? labelValueProblem(labels[key]!);
-      if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
-    }
-    const bytes = Buffer.byteLength(JSON.stringify(labelTokens(labels)));
-    if (bytes > MAX_LABEL_TOKENS_BYTES)
-      ctx.addIssue({
-        code: 'custom',
-        message: `labels take ${bytes} bytes stored, more than ${MAX_LABEL_TOKENS_BYTES}: use fewer or shorter ones`,
-      });
-  })
-  .describe(
-    'key=value pairs to select schedules by (Kubernetes label syntax): e.g. {"team": "payments", "env": "prod"}',
-  );
-export type Labels = z.infer<typeof Labels>;
 
 export type Requirement =
   | { key: string; op: 'exists' | 'absent' }

@@ -29,6 +29,12 @@ export const ZonesKey = defineSearchAttributeKey('SchedulerZones', SearchAttribu
  */
 export const HolidayDataKey = defineSearchAttributeKey('SchedulerHolidayData', SearchAttributeType.KEYWORD);
 
+/**
+ * A schedule's labels as tokens, `key` and `key=value` each (model/labels.ts labelTokens): a list by label
+ * selector tests membership on the server. Set only on schedules that have labels or had them.
+ */
+export const LabelsKey = defineSearchAttributeKey('SchedulerLabels', SearchAttributeType.KEYWORD_LIST);
+
 export const ownerKeyValue = (tenantId: string, ownerRef: string): string => `${tenantId}/${ownerRef}`;
 
 /** A string literal of a visibility query: quotes and backslashes escaped, so a value never ends it early. */
@@ -47,6 +53,7 @@ export const schedulerSearchAttributes = [
   TzVersionKey,
   ZonesKey,
   HolidayDataKey,
+  LabelsKey,
 ] as const;
 
 export interface ScheduleAttributeValues {
@@ -60,6 +67,8 @@ export interface ScheduleAttributeValues {
   tz?: { version: string | null; zones: string[] };
   /** A business-day schedule's oldest buffered holiday data release (absent for every other schedule). */
   holidays?: string | null;
+  /** The label tokens (null: none any more); absent for a schedule that never had labels. */
+  labels?: string[] | null;
 }
 
 /** The attributes that describe a schedule in listings, as its start sets them and its run updates them. */
@@ -76,4 +85,5 @@ export const scheduleAttributes = (v: ScheduleAttributeValues): SearchAttributeU
       ]
     : []),
   ...(v.holidays !== undefined ? [{ key: HolidayDataKey, value: v.holidays }] : []),
+  ...(v.labels !== undefined ? [{ key: LabelsKey, value: v.labels?.length ? v.labels : null }] : []),
 ];

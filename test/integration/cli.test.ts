@@ -299,6 +299,51 @@ describe('scheduler CLI over the HTTP API', () => {
     expect(await ok('delete', 'cli-file')).toBe('deleted cli-file\n');
   });
 
+  it('apply -f a YAML file, list and bulk-pause by label; without --yes off a terminal nothing changes', async () => {
+    const file = join(dir, 'schedules.yaml');
+    const yaml = (zone: string) =>
+      ['a', 'b', 'c']
+        .map(
+          (id) =>
+            `schedule_id: yaml-${id}\nlabels: {managed-by: cli-test, team: ${id === 'c' ? 'other' : 'pay'}}\n` +
+            `timing: {kind: CRON, expression: "${WEEKDAYS}", timezone: ${zone}}\ntarget: {type: JOB, job_type: recordedJob}\n`,
+        )
+        .join('---\n');
+    writeFileSync(file, yaml('Europe/Riga'));
+    const refused = await cli('apply', '-f', file);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error: --yes: is needed when not on a terminal/);
+    expect((await api.call('GET', '/v1/schedules/yaml-a', { key: KEY })).status).toBe(404);
+
+    const applied = await ok('apply', '-f', file, '--yes');
+    expect(applied).toMatch(/^create {4}yaml-a \[APPLIED\]$/m);
+    expect(applied).toMatch(/^applied: 3 create$/m);
+    expect(await ok('apply', '-f', file, '--yes')).toMatch(/^applied: 3 unchanged$/m);
+
+    writeFileSync(file, yaml('Europe/Lisbon'));
+    const plan = await ok('apply', '-f', file, '--dry-run', '--count', '2');
+    expect(plan).toMatch(/^update {4}yaml-a v1: timing$/m);
+    expect(plan).toMatch(new RegExp(`^ {10}before: \\S+ ${hh(RIGA_HOUR)}:00:00 \\+0[23]:00  `, 'm'));
+    expect(plan).toMatch(new RegExp(`^ {10}after: {2}\\S+ ${hh(RIGA_HOUR)}:00:00 \\+0[01]:00  `, 'm'));
+    expect(plan).toMatch(/^plan: 3 update$/m);
+    expect((await api.call('GET', '/v1/schedules/yaml-a', { key: KEY })).body.version).toBe(1);
+
+    await eventually(
+      'listed by label',
+      async () => {
+        const listed = await ok('list', '--selector', 'managed-by=cli-test,team!=other', '--json');
+        const ids = listed.items.map((s: { schedule_id: string }) => s.schedule_id).sort();
+        return ids.join() === 'yaml-a,yaml-b' ? ids : undefined;
+      },
+      20_000,
+    );
+    const paused = await ok('bulk', 'pause', '--selector', 'managed-by=cli-test,team=pay', '--yes');
+    expect(paused).toMatch(/^pause by "managed-by=cli-test,team=pay": 2 schedule\(s\) picked; 2 DONE$/m);
+    expect((await api.call('GET', '/v1/schedules/yaml-c', { key: KEY })).body.status).toBe('ACTIVE');
+    const deleted = await ok('bulk', 'delete', '--selector', 'managed-by=cli-test', '--yes');
+    expect(deleted).toMatch(/3 schedule\(s\) picked; 3 DONE$/m);
+  });
+
   it('errors: one line on stderr and the documented exit code', async () => {
     const missing = await cli('get', 'no-such-schedule');
     expect(missing.code).toBe(3);

@@ -145,7 +145,7 @@ describe('schedules in Temporal visibility and the Web UI (dev server)', () => {
     expect(refusal).toBeInstanceOf(SearchAttributesMissingError);
     const lines = refusal!.message.split('\n');
     expect(lines[0]).toMatch(
-      /^11 search attribute\(s\) of the scheduler are missing in namespace sa-check \(SCHEDULER_SEARCH_ATTRIBUTES=check\): .*SchedulerNextRunAt \(Datetime\).*SchedulerZones \(KeywordList\).*SchedulerHolidayData \(Keyword\)/,
+      /^12 search attribute\(s\) of the scheduler are missing in namespace sa-check \(SCHEDULER_SEARCH_ATTRIBUTES=check\): .*SchedulerNextRunAt \(Datetime\).*SchedulerZones \(KeywordList\).*SchedulerHolidayData \(Keyword\).*SchedulerLabels \(KeywordList\)/,
     );
     for (const key of schedulerSearchAttributes)
       expect(refusal!.message).toContain(`--name ${key.name} --type `);

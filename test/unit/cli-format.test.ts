@@ -4,7 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
+  formatApply,
   formatBackfill,
+  formatBulk,
   formatDescription,
   formatOccurrences,
   formatSchedule,
@@ -288,5 +290,74 @@ describe('what another owner of the tenant wrote reaches the terminal inert', ()
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('apply and bulk answers', () => {
+  it("apply: a line per schedule, a change's next runs before → after, the counts", () => {
+    const text = formatApply({
+      dry_run: true,
+      prune: 'managed-by=repo',
+      changes: [
+        {
+          schedule_id: 'report',
+          action: 'UPDATE',
+          version: 2,
+          fields: ['timing'],
+          next_runs_before: ['2027-03-26T09:00:00+02:00', '2027-03-29T09:00:00+03:00'],
+          next_runs_after: ['2027-03-26T09:00:00-04:00', '2027-03-29T09:00:00-04:00'],
+          outcome: 'PLANNED',
+          reason: null,
+        },
+        {
+          schedule_id: 'same',
+          action: 'UNCHANGED',
+          version: 1,
+          fields: [],
+          next_runs_before: ['2027-03-26T10:00:00Z'],
+          next_runs_after: ['2027-03-26T10:00:00Z'],
+          outcome: 'PLANNED',
+          reason: null,
+        },
+        {
+          schedule_id: 'old',
+          action: 'DELETE',
+          version: 4,
+          fields: [],
+          next_runs_before: ['2027-03-26T11:00:00Z'],
+          next_runs_after: [],
+          outcome: 'PLANNED',
+          reason: 'not in the file, picked by managed-by=repo',
+        },
+      ],
+    });
+    expect(text.split('\n')).toEqual([
+      'update    report v2: timing',
+      '          before: 2027-03-26 09:00:00 +02:00  2027-03-29 09:00:00 +03:00',
+      '          after:  2027-03-26 09:00:00 -04:00  2027-03-29 09:00:00 -04:00',
+      'unchanged same v1',
+      'delete    old v4',
+      '          not in the file, picked by managed-by=repo',
+      '          before: 2027-03-26 11:00:00 +00:00',
+      'plan: 1 update, 1 unchanged, 1 delete (pruning "managed-by=repo")',
+    ]);
+  });
+
+  it('bulk: a line per schedule with its outcome and reason, then the counts', () => {
+    const text = formatBulk({
+      action: 'pause',
+      selector: 'team=payments',
+      dry_run: false,
+      matched: 2,
+      results: [
+        { schedule_id: 'a', status_before: 'ACTIVE', outcome: 'DONE', reason: null },
+        { schedule_id: 'b', status_before: 'PAUSED', outcome: 'UNCHANGED', reason: 'already paused' },
+      ],
+    });
+    expect(text.split('\n')).toEqual([
+      '  a (ACTIVE): DONE',
+      '  b (PAUSED): UNCHANGED — already paused',
+      'pause by "team=payments": 2 schedule(s) picked; 1 DONE, 1 UNCHANGED',
+    ]);
   });
 });

@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/preview.js';
 import {
+  buildApplyRequest,
   buildBackfillRequest,
+  buildBulkRequest,
   buildCancelRequest,
   buildCreateRequest,
   buildListQuery,
@@ -355,5 +357,120 @@ describe('the other commands', () => {
     expect(parseSeconds('--max-lateness', 'P1D')).toBe(86_400);
     expect(usage(() => parseSeconds('--max-lateness', 'PT0.5S'))).toMatch(/whole seconds/);
     expect(usage(() => parseSeconds('--max-lateness', 'soon'))).toMatch(/^--max-lateness: "soon"/);
+  });
+});
+
+describe('labels and bulk operations: flags → requests', () => {
+  it('--label key=value, repeated, → labels; checked against the label syntax', () => {
+    const body = buildCreateRequest(
+      { every: 'PT10M', job: 'tick', label: ['team=payments', 'env=', 'example.com/tier=gold'] },
+      undefined,
+      NOW,
+    );
+    expect(body.labels).toEqual({ team: 'payments', env: '', 'example.com/tier': 'gold' });
+    expect(
+      usage(() => buildCreateRequest({ every: 'PT10M', job: 'j', label: ['team'] }, undefined, NOW)),
+    ).toBe('--label: "team" must be key=value (e.g. team=payments)');
+    expect(
+      usage(() => buildCreateRequest({ every: 'PT10M', job: 'j', label: ['a=1', 'a=2'] }, undefined, NOW)),
+    ).toBe('--label: "a" is given twice');
+    expect(
+      usage(() =>
+        buildCreateRequest({ every: 'PT10M', job: 'j', label: ['team=pay ments'] }, undefined, NOW),
+      ),
+    ).toMatch(/^--label \(labels\.team\): a value is empty, or 1 to 63/);
+  });
+
+  it('an edit with --label replaces the labels whole', () => {
+    expect(buildPatchRequest({ expectedVersion: '3', label: ['team=shipping'] }, undefined, NOW)).toEqual({
+      expected_version: 3,
+      labels: { team: 'shipping' },
+    });
+  });
+
+  it('list --selector is checked before it is sent, pointing at the character', () => {
+    expect(buildListQuery({ selector: 'team=payments,env!=dev' })).toEqual({
+      selector: 'team=payments,env!=dev',
+    });
+    expect(usage(() => buildListQuery({ selector: 'team=payments,,' }))).toBe(
+      '--selector: at character 15: a key is expected',
+    );
+  });
+
+  it('bulk <action> --selector: the body, and what is refused', () => {
+    expect(buildBulkRequest('pause', { selector: 'team=payments', dryRun: true, note: 'freeze' })).toEqual({
+      action: 'pause',
+      selector: 'team=payments',
+      dry_run: true,
+      note: 'freeze',
+    });
+    expect(buildBulkRequest('cancel', { selector: 'app=legacy', cancelRunning: true })).toEqual({
+      action: 'cancel',
+      selector: 'app=legacy',
+      running: 'CANCEL',
+    });
+    expect(usage(() => buildBulkRequest('pause', {}))).toMatch(/^--selector: is required/);
+    expect(usage(() => buildBulkRequest('pause', { selector: ' ' }))).toMatch(
+      /^--selector: a bulk operation needs a selector/,
+    );
+    expect(usage(() => buildBulkRequest('purge', { selector: 'a=b' }))).toMatch(/^<action>: /);
+  });
+});
+
+describe('apply -f: a YAML or JSON file → the POST /v1/apply body', () => {
+  const doc = (id: string) =>
+    `schedule_id: ${id}\ntiming: {kind: INTERVAL, every: PT1H}\ntarget: {type: JOB, job_type: tick}\nlabels: {managed-by: repo}\n`;
+
+  it('takes a list, {schedules: [...]}, YAML documents separated by ---, and JSON', () => {
+    const list = `- ${doc('a').replace(/\n(?=.)/g, '\n  ')}- ${doc('b').replace(/\n(?=.)/g, '\n  ')}`;
+    const wrapped = `schedules:\n${list.replace(/^/gm, '  ')}`;
+    const stream = `${doc('a')}---\n${doc('b')}`;
+    const json = JSON.stringify([
+      {
+        schedule_id: 'a',
+        timing: { kind: 'INTERVAL', every: 'PT1H' },
+        target: { type: 'JOB', job_type: 'tick' },
+        labels: { 'managed-by': 'repo' },
+      },
+      {
+        schedule_id: 'b',
+        timing: { kind: 'INTERVAL', every: 'PT1H' },
+        target: { type: 'JOB', job_type: 'tick' },
+        labels: { 'managed-by': 'repo' },
+      },
+    ]);
+    for (const text of [list, wrapped, stream, json]) {
+      const body = buildApplyRequest(text, { prune: 'managed-by=repo', dryRun: true }, NOW);
+      expect(body.schedules.map((s) => s.schedule_id)).toEqual(['a', 'b']);
+      expect(body.schedules[1]).toMatchObject({
+        labels: { 'managed-by': 'repo' },
+        timing: { every: 'PT1H' },
+      });
+      expect(body).toMatchObject({ prune: 'managed-by=repo', dry_run: true });
+    }
+  });
+
+  it('points at the document and the field of a mistake, before anything is sent', () => {
+    expect(usage(() => buildApplyRequest(`${doc('a')}---\n${doc('a')}`, {}, NOW))).toBe(
+      '--file (schedule 2, schedule_id): a is declared twice',
+    );
+    expect(usage(() => buildApplyRequest(doc('a').replace('PT1H', 'an hour'), {}, NOW))).toMatch(
+      /^--file \(schedule 1, timing\.every\): /,
+    );
+    expect(usage(() => buildApplyRequest('timing: {kind: INTERVAL', {}, NOW))).toMatch(
+      /^--file: is not YAML or JSON: /,
+    );
+    expect(usage(() => buildApplyRequest(doc('a').replace('schedule_id: a\n', ''), {}, NOW))).toMatch(
+      /^--file \(schedule 1, schedule_id\): /,
+    );
+    expect(usage(() => buildApplyRequest(`${doc('a')}version: 3\n`, {}, NOW))).toMatch(
+      /^--file \(schedule 1/,
+    );
+    expect(usage(() => buildApplyRequest(doc('a'), { prune: 'managed-by=repo,' }, NOW))).toMatch(
+      /^--prune: at character/,
+    );
+    expect(usage(() => buildApplyRequest(doc('a'), { count: '11' }, NOW))).toBe(
+      '--count: "11" must be an integer from 0 to 10',
+    );
   });
 });

@@ -2,9 +2,9 @@
 // checked against the examples of its documentation (labels.md: "Label selectors") and against what a
 // tired operator or a hostile tenant would type.
 import { describe, expect, it } from 'vitest';
+import { Labels } from '../../src/model/contracts.js';
 import {
   LabelSelectorError,
-  Labels,
   labelTokens,
   MAX_LABELS,
   parseLabelSelector,

@@ -152,7 +152,8 @@ function namesKnownZone(body: unknown): boolean {
  * weighted by cost (tenant-rate-limit.ts); a tenant's `quotas.api_units_per_minute` replaces the default.
  * A unit is charged when the request arrives, before its body is read and validated (a request refused for
  * its body costs its tenant too), the rest of its cost once it passed validation. A tenant-wide recompute
- * also waits its turn (once per TENANT_RECOMPUTE_INTERVAL_MS) and is charged per schedule it asks.
+ * also waits its turn (once per TENANT_RECOMPUTE_INTERVAL_MS) and is charged per schedule it asks; a bulk
+ * operation per schedule it reads and acts on.
  */
 function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit: number): void {
   const now = deps.now ?? Date.now;
@@ -180,12 +181,19 @@ function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit:
     const cost = requestCost(request.method, request.routeOptions.url, request.query);
     const rest = cost - Math.min(REQUEST_UNIT_COSTS.beforeValidation, cost);
     if (rest > 0) take(request, reply, rest, cost);
+    const tenant = principal.tenant_id;
+    // Work a request orders beyond its own cost (a bulk operation's schedules, a recompute's): charged as it
+    // is done, never refused halfway; the tenant's next requests pay it off.
+    const charge = (units: number) => {
+      const decision = tenantLimiter.charge(tenant, units, limitOf(tenant));
+      if (!reply.sent) rateHeaders(reply, decision);
+    };
+    request.chargeTenant = charge;
     if (
       request.method === 'POST' &&
       request.routeOptions.url === '/v1/recompute' &&
       namesKnownZone(request.body)
     ) {
-      const tenant = principal.tenant_id;
       const turn = recomputes.enter(tenant);
       if (!('token' in turn)) {
         const minutes = recomputes.intervalMs / 60_000;
@@ -200,8 +208,7 @@ function limitTenants(app: FastifyInstance, deps: ApiDependencies, defaultLimit:
       turns.set(request, held);
       request.chargeTenant = (units) => {
         held.asked += 1;
-        const decision = tenantLimiter.charge(tenant, units, limitOf(tenant));
-        if (!reply.sent) rateHeaders(reply, decision);
+        charge(units);
       };
     }
   });

@@ -19,6 +19,7 @@ import {
 import { DEFAULT_ARM_AHEAD_MS, DEFAULT_ARM_LEAD_MS } from '../../model/defaults.js';
 import { withExplanation } from '../../model/explanation.js';
 import { scheduleWorkflowId } from '../../model/ids.js';
+import { labelTokens } from '../../model/labels.js';
 import type { SlotBatch } from '../../model/slots.js';
 import type { TenantQuotas } from '../../model/tenant-policy.js';
 import { DELETED_VISIBLE_STATUS, isTerminal, newScheduleDocument } from '../../model/views.js';
@@ -202,6 +203,7 @@ function startOptions(calls: ScheduleCalls, start: ScheduleStart): WorkflowStart
         status: 'ACTIVE',
         nextRunAt: firstRunAt,
         tz: { version: zones.length > 0 ? (firstBatch?.tz ?? null) : null, zones },
+        ...(spec.labels ? { labels: labelTokens(spec.labels) } : {}),
       }).filter((pair) => pair.value !== null),
       { key: OwnerKey, value: ownerKeyValue(calls.tenant, calls.options.principal.owner_ref) },
     ] as SearchAttributePair[],

@@ -3,10 +3,11 @@
 import { status } from '@grpc/grpc-js';
 import type { Occurrence, Schedule } from '../../model/contracts.js';
 import { ListOccurrencesQuery, type OccurrencePage } from '../../model/http.js';
+import { type Requirement, selects } from '../../model/labels.js';
 import { parseOrThrow, SchedulerError } from '../errors.js';
 import { cursorRefused, decodeCursor, encodeCursor, PROCESS_CURSOR_SECRET } from './cursor-codec.js';
 import type { ListFilter, SchedulePage } from './options.js';
-import type { ScheduleCalls } from './schedule-calls.js';
+import { type ScheduleCalls, selectorRequirements } from './schedule-calls.js';
 import { grpcCode } from './temporal-errors.js';
 
 /** The largest page a listing asks visibility for. */
@@ -17,9 +18,12 @@ const MAX_PAGE_SIZE = 100;
  * read from its schedule (a query), so a page needs the scheduler worker.
  */
 export async function listPage(calls: ScheduleCalls, filter: ListFilter): Promise<SchedulePage> {
+  const requirements = selectorRequirements(filter.selector);
   const query = calls.listQuery(filter);
+  // A cursor is good for the listing it came from: the whole selector, its negations included.
+  const listing = filter.selector ? `${query}\u0000${filter.selector}` : query;
   const secret = calls.options.cursorSecret ?? PROCESS_CURSOR_SECRET;
-  const token = filter.cursor ? decodeCursor(secret, filter.cursor, query) : undefined;
+  const token = filter.cursor ? decodeCursor(secret, filter.cursor, listing) : undefined;
   const pageSize = Math.min(Math.max(filter.limit ?? 20, 1), MAX_PAGE_SIZE);
   const listed = await calls.visibleIds(query, pageSize, token).catch((err) => {
     // A token we signed that the server no longer takes (it changed since, or its visibility store did):
@@ -28,30 +32,42 @@ export async function listPage(calls: ScheduleCalls, filter: ListFilter): Promis
     throw err;
   });
   return {
-    items: await readAll(calls, listed.ids),
-    next_cursor: listed.next ? encodeCursor(secret, listed.next, query) : null,
+    items: selected(await readAll(calls, listed.ids), requirements),
+    next_cursor: listed.next ? encodeCursor(secret, listed.next, listing) : null,
   };
 }
 
-/** Every schedule of the tenant (deleted ones included, as before 0.2), up to `limit`, page by page. */
+/**
+ * Every schedule of the tenant (deleted ones included, as before 0.2, unless `include_deleted` is false),
+ * up to `limit`, page by page.
+ */
 export async function listAll(
   calls: ScheduleCalls,
-  filter: { status?: Schedule['status']; limit?: number },
+  filter: { status?: Schedule['status']; limit?: number; selector?: string; include_deleted?: boolean },
 ): Promise<Schedule[]> {
+  const requirements = selectorRequirements(filter.selector);
   const query = calls.listQuery({
     ...(filter.status ? { status: filter.status } : {}),
-    include_deleted: true,
+    ...(filter.selector ? { selector: filter.selector } : {}),
+    include_deleted: filter.include_deleted ?? true,
   });
   const schedules: Schedule[] = [];
   let token: Uint8Array | undefined;
   do {
     const wanted = filter.limit ? filter.limit - schedules.length : MAX_PAGE_SIZE;
     const listed = await calls.visibleIds(query, Math.min(wanted, MAX_PAGE_SIZE), token);
-    schedules.push(...(await readAll(calls, listed.ids)));
+    schedules.push(...selected(await readAll(calls, listed.ids), requirements));
     token = listed.next;
   } while (token && !(filter.limit && schedules.length >= filter.limit));
   return schedules;
 }
+
+/**
+ * Those whose labels satisfy the selector as they are now: visibility lags a relabel, and cannot test a
+ * negation on a schedule without labels.
+ */
+const selected = (schedules: Schedule[], requirements: Requirement[]): Schedule[] =>
+  requirements.length === 0 ? schedules : schedules.filter((s) => selects(requirements, s.labels ?? {}));
 
 /** The schedules of `ids`, read from their workflows; one deleted since it was listed is left out. */
 async function readAll(calls: ScheduleCalls, ids: string[]): Promise<Schedule[]> {

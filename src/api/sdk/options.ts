@@ -95,6 +95,8 @@ export interface ListFilter {
   cursor?: string;
   /** Also list deleted schedules. */
   include_deleted?: boolean;
+  /** Only schedules whose labels satisfy this label selector, e.g. `team=payments,env!=dev`. */
+  selector?: string;
 }
 
 export interface SettleOptions {

@@ -17,6 +17,12 @@ import {
 import { DEFAULT_TEMPORAL_TIMEOUT_MS } from '../../model/defaults.js';
 import { withExplanation } from '../../model/explanation.js';
 import { scheduleIdOf, scheduleWorkflowId } from '../../model/ids.js';
+import {
+  LabelSelectorError,
+  parseLabelSelector,
+  type Requirement,
+  requiredTokens,
+} from '../../model/labels.js';
 import type { SlotBatchRequest } from '../../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../../model/tenant-policy.js';
 import { DELETED_VISIBLE_STATUS, describedAsOf } from '../../model/views.js';
@@ -27,6 +33,7 @@ import {
   wakeUpdate,
 } from '../../workflows/definitions.js';
 import {
+  LabelsKey,
   quoteQueryValue,
   ScheduleStatusKey,
   TenantIdKey,
@@ -246,6 +253,10 @@ export class ScheduleCalls {
     if (filter.status) clauses.push(`${ScheduleStatusKey.name} = '${filter.status}'`);
     if (filter.timing_kind) clauses.push(`${TimingKindKey.name} = '${filter.timing_kind}'`);
     if (!filter.include_deleted) clauses.push(`${ScheduleStatusKey.name} != '${DELETED_VISIBLE_STATUS}'`);
+    // The requirements the server can test (membership of a label token); negations are tested on each
+    // schedule read (listing.ts), as a schedule without labels has no attribute for `!=` to match.
+    for (const anyOf of requiredTokens(selectorRequirements(filter.selector)))
+      clauses.push(`${LabelsKey.name} IN (${anyOf.map(quoteQueryValue).join(', ')})`);
     return clauses.join(' AND ');
   }
 
@@ -265,5 +276,17 @@ export class ScheduleCalls {
     });
     const next = page.nextPageToken;
     return { ids, next: next && next.length > 0 ? next : undefined };
+  }
+}
+
+/** The requirements of a list's label selector (none without one); one that does not parse is a VALIDATION error. */
+export function selectorRequirements(selector: string | undefined): Requirement[] {
+  if (selector === undefined) return [];
+  try {
+    return parseLabelSelector(selector);
+  } catch (err) {
+    if (err instanceof LabelSelectorError)
+      throw new SchedulerError('VALIDATION', `at character ${err.at + 1}: ${err.reason}`, 'selector');
+    throw err;
   }
 }

@@ -17,6 +17,7 @@ import {
   usesLocalActivities,
 } from '../patches.js';
 import { applyMisfirePolicy, runOutcome } from '../policy.js';
+import { LabelsKey } from '../search-attributes.js';
 import { applyCommand } from './commands.js';
 import { SlotGenerator } from './generator.js';
 import { Invoker } from './invoker.js';
@@ -129,13 +130,14 @@ export class ScheduleRun {
 
   refreshVisibility(): void {
     const s = this.state;
-    const shown = visibilityOf(s, this.version.has(PATCHES.TZ_HORIZON));
+    const carried = wf.workflowInfo().typedSearchAttributes;
+    const shown = visibilityOf(s, this.version.has(PATCHES.TZ_HORIZON), carried.get(LabelsKey) !== undefined);
     if (shown.key !== this.shownAttributes) {
       this.shownAttributes = shown.key;
       if (this.version.has(PATCHES.PER_FIRE_COST)) {
         // Only what differs from what the workflow already carries (from its start, the run it continued
         // from, or an earlier upsert): on a fire that is the next run alone.
-        const changed = changedAttributes(wf.workflowInfo().typedSearchAttributes, shown.attributes);
+        const changed = changedAttributes(carried, shown.attributes);
         if (changed.length > 0) wf.upsertSearchAttributes(changed);
       } else upsertEveryAttribute(shown.attributes);
     }

@@ -2,6 +2,7 @@
 // view), the next runs, and what listings and the Web UI see. No `wf.*` call: unit-testable on plain values.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { NextRun, ScheduleDescription, ScheduleTzView } from '../../model/contracts.js';
+import { labelTokens } from '../../model/labels.js';
 import { isTerminal, scheduleDocument, toNextRun, visibleStatus } from '../../model/views.js';
 import {
   followsChangingData,
@@ -94,7 +95,7 @@ export interface Visibility {
  * What listings see: the next run only while the schedule may still fire; since PATCHES.TZ_HORIZON
  * (`tzTracked`) also the oldest tz release of its buffer and the zones it depends on.
  */
-export function visibilityOf(s: ScheduleState, tzTracked = false): Visibility {
+export function visibilityOf(s: ScheduleState, tzTracked = false, labelsCarried = false): Visibility {
   const next = isTerminal(s.status) || s.status === 'PAUSED' ? null : nextUnarmedFireAt(s);
   const status = visibleStatus(s.status, s.deletedAt);
   const zones = tzTracked ? zonesOf(s.spec) : [];
@@ -102,6 +103,13 @@ export function visibilityOf(s: ScheduleState, tzTracked = false): Visibility {
   const tz = tzTracked ? { version: zones.length > 0 ? oldestTzVersion(s.buffer) : null, zones } : null;
   // Only a business-day schedule carries its holiday data release: no other schedule's upserts change.
   const holidays = s.spec.business_days ? oldestHolidayVersion(s.buffer) : undefined;
+  // A schedule that never had labels upserts nothing new; one whose labels were removed clears them.
+  const labels =
+    s.spec.labels && Object.keys(s.spec.labels).length > 0
+      ? labelTokens(s.spec.labels)
+      : labelsCarried
+        ? null
+        : undefined;
   const attributes = scheduleAttributes({
     tenantId: s.identity.tenant_id,
     scheduleId: s.identity.schedule_id,
@@ -110,10 +118,12 @@ export function visibilityOf(s: ScheduleState, tzTracked = false): Visibility {
     nextRunAt: next,
     ...(tz ? { tz } : {}),
     ...(holidays !== undefined ? { holidays } : {}),
+    ...(labels !== undefined ? { labels } : {}),
   });
   const tzKey = tz ? `|${tz.version}|${tz.zones.join(',')}` : '';
   const holidaysKey = holidays !== undefined ? `|${holidays}` : '';
-  return { key: `${status}|${next}${tzKey}${holidaysKey}`, attributes, next };
+  const labelsKey = labels !== undefined ? `|${labels?.join(',') ?? ''}` : '';
+  return { key: `${status}|${next}${tzKey}${holidaysKey}${labelsKey}`, attributes, next };
 }
 
 /** Equal search-attribute values; an absent attribute equals a null (removing) update. */

@@ -7,6 +7,9 @@ import { z } from 'zod';
 import {
   BackfillRequest,
   BackfillResult,
+  BULK_MAX_SCHEDULES,
+  BulkRequest,
+  BulkResult,
   CancelRequest,
   Occurrence,
   PauseRequest,
@@ -18,6 +21,9 @@ import {
   TriggerRequest,
 } from '../../../model/contracts.js';
 import {
+  APPLY_MAX_SCHEDULES,
+  ApplyRequest,
+  ApplyResult,
   CreateScheduleRequest,
   ListOccurrencesQuery,
   ListSchedulesQuery,
@@ -277,6 +283,62 @@ const recomputeSchedules: Route = (app, { sdkFor, withDeadline }) =>
       ),
   );
 
+const applySchedules: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/apply',
+    {
+      schema: {
+        tags,
+        summary: 'Apply the schedules a file declares, as one plan (create / update / unchanged / prune)',
+        description: `Each schedule of \`schedules\` (a schedule.v1 document with its schedule_id) is created, updated or left as it is; with \`prune\`, the schedules that selector picks and \`schedules\` does not have are deleted. Every change comes with the next runs before and after it. \`dry_run\` answers the plan and changes nothing. A schedule edited by other means since the last apply is a CONFLICT: the apply answers 409 naming it and changes nothing (\`force\` overwrites it). At most ${APPLY_MAX_SCHEDULES} schedules; charged to the tenant's rate limit for the schedules read and for each create, update and delete as those routes are.`,
+        body: ApplyRequest,
+        response: { 200: ApplyResult, ...problemResponses(...common, 403, 409, 422) },
+      },
+    },
+    async (request) =>
+      withDeadline(() =>
+        sdkFor(request).apply(request.body, {
+          onRead: (schedules) =>
+            request.chargeTenant?.(Math.ceil(schedules / 10) * REQUEST_UNIT_COSTS.listPer10),
+          onChange: (action) =>
+            request.chargeTenant?.(
+              action === 'CREATE'
+                ? REQUEST_UNIT_COSTS.create
+                : action === 'UPDATE'
+                  ? REQUEST_UNIT_COSTS.edit
+                  : REQUEST_UNIT_COSTS.action,
+            ),
+        }),
+      ),
+  );
+
+const bulkOperation: Route = (app, { sdkFor, withDeadline }) =>
+  app.post(
+    '/v1/bulk',
+    {
+      schema: {
+        tags,
+        summary: 'Pause, resume, cancel or delete every schedule of your tenant that a label selector picks',
+        description: `Answers each schedule picked with what happened to it: DONE, UNCHANGED (nothing to do, and why), FAILED (and why); with \`dry_run\`, WOULD_DO instead of acting. A selector picking more than ${BULK_MAX_SCHEDULES} schedules answers 400 and changes nothing; the empty selector is refused. Charged to the tenant's rate limit for the schedules read (as a list) and for each schedule acted on (as the single action).`,
+        body: BulkRequest,
+        response: { 200: BulkResult, ...problemResponses(...common) },
+      },
+    },
+    async (request) =>
+      withDeadline(() =>
+        sdkFor(request).bulk(request.body, {
+          onRead: (schedules) =>
+            request.chargeTenant?.(Math.ceil(schedules / 10) * REQUEST_UNIT_COSTS.listPer10),
+          onAct: () =>
+            request.chargeTenant?.(
+              request.body.action === 'pause' || request.body.action === 'resume'
+                ? REQUEST_UNIT_COSTS.pauseResume
+                : REQUEST_UNIT_COSTS.action,
+            ),
+        }),
+      ),
+  );
+
 const listOccurrences: Route = (app, { sdkFor, withDeadline }) =>
   app.get(
     '/v1/schedules/:id/occurrences',
@@ -310,6 +372,8 @@ const ROUTES: Route[] = [
   listOccurrences,
   recomputeSchedule,
   recomputeSchedules,
+  applySchedules,
+  bulkOperation,
 ];
 
 export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRouteOptions> = async (app, options) => {

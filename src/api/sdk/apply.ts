@@ -1,0 +1,217 @@
+// SchedulerClient.apply: the schedules a file declares, applied as one plan (issue 42) — each created,
+// updated or left alone, and with `prune` the schedules a selector picks that the file no longer has
+// deleted. The plan is made first, from every schedule as it is now, with the next runs before and after each
+// change; it is applied only when nothing in it is a conflict. A conflict is a schedule edited by other means
+// since the last apply: each apply records the digest of the definition it applied (`applied_digest`), an
+// edit by other means leaves it behind, and overwriting that edit silently is what an apply must never do.
+
+import { BULK_MAX_SCHEDULES, type Schedule, ScheduleSpec, specOf } from '../../model/contracts.js';
+import {
+  type ApplyChange,
+  ApplyRequest,
+  type ApplyRequestInput,
+  type ApplyResult,
+} from '../../model/http.js';
+import { isTerminal } from '../../model/views.js';
+import { parseOrThrow, SchedulerError } from '../errors.js';
+import { deleteSchedule } from './cancel.js';
+import { canonicalJson } from './canonical-json.js';
+import { createSchedule, definitionHash } from './create.js';
+import { listAll } from './listing.js';
+import { previewRuns } from './previews.js';
+import type { ScheduleCalls } from './schedule-calls.js';
+
+/** Schedules read, and changed, at once. */
+const APPLY_CONCURRENCY = 8;
+
+export interface ApplyHooks {
+  /** Called once with the number of schedules read (each a query). */
+  onRead?: (schedules: number) => void;
+  /** Called once per change made, before it is made. */
+  onChange?: (action: 'CREATE' | 'UPDATE' | 'DELETE') => void;
+}
+
+type Planned = ApplyChange & { spec?: ScheduleSpec };
+
+/** The definition without the digest apply keeps on it: what a file declares, and what a digest covers. */
+function declared(spec: ScheduleSpec): ScheduleSpec {
+  const { applied_digest: _digest, ...rest } = spec;
+  return rest;
+}
+
+/** `n` at a time, in order. */
+async function inTurns<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += n) out.push(...(await Promise.all(items.slice(i, i + n).map(fn))));
+  return out;
+}
+
+export async function applySchedules(
+  calls: ScheduleCalls,
+  input: ApplyRequestInput,
+  hooks: ApplyHooks = {},
+): Promise<ApplyResult> {
+  const request = parseOrThrow(ApplyRequest, input);
+  const now = await calls.now();
+  const count = request.preview_count;
+  const runsOf = (id: string, spec: ScheduleSpec, createdAt: string) =>
+    count === 0 ? [] : previewRuns(id, spec, createdAt, now, count).map((r) => r.scheduled_for);
+
+  const current = await inTurns(request.schedules, APPLY_CONCURRENCY, (doc) =>
+    readIfExists(calls, doc.schedule_id),
+  );
+  const pruned = request.prune ? await prunable(calls, request.prune, request.schedules) : [];
+  hooks.onRead?.(request.schedules.length + pruned.length);
+
+  const plan: Planned[] = request.schedules.map((doc, i) => inDocument(i, () => planOne(doc, current[i]!)));
+  function planOne(doc: (typeof request.schedules)[number], existing: Schedule | null): Planned {
+    const { contract: _contract, schedule_id, ...fields } = doc;
+    const spec = declared(parseOrThrow(ScheduleSpec, fields));
+    const digest = definitionHash(spec);
+    const base = { schedule_id, fields: [], next_runs_before: [], reason: null, outcome: 'PLANNED' as const };
+    if (!existing)
+      return {
+        ...base,
+        action: 'CREATE',
+        version: null,
+        next_runs_after: runsOf(schedule_id, spec, now),
+        spec: { ...spec, applied_digest: digest },
+      };
+    const before = ScheduleSpec.parse(specOf(existing));
+    const runs = {
+      next_runs_before: isTerminal(existing.status) ? [] : runsOf(schedule_id, before, existing.created_at),
+      next_runs_after: isTerminal(existing.status) ? [] : runsOf(schedule_id, spec, existing.created_at),
+    };
+    const changed = changedFields(declared(before), spec);
+    if (existing.deleted_at)
+      return {
+        ...base,
+        ...runs,
+        fields: changed,
+        action: 'CONFLICT',
+        version: existing.version,
+        reason: `deleted at ${existing.deleted_at}: a schedule ID is never reused; declare it under another schedule_id`,
+      };
+    if (changed.length === 0)
+      return { ...base, ...runs, action: 'UNCHANGED', version: existing.version, outcome: 'PLANNED' };
+    const conflict = conflictOf(existing, before, request.force);
+    return {
+      ...base,
+      ...runs,
+      fields: changed,
+      version: existing.version,
+      ...(conflict
+        ? { action: 'CONFLICT', reason: conflict }
+        : { action: 'UPDATE', spec: { ...spec, applied_digest: digest } }),
+    };
+  }
+  for (const s of pruned)
+    plan.push({
+      schedule_id: s.schedule_id,
+      action: 'DELETE',
+      version: s.version,
+      fields: [],
+      next_runs_before: isTerminal(s.status)
+        ? []
+        : runsOf(s.schedule_id, ScheduleSpec.parse(specOf(s)), s.created_at),
+      next_runs_after: [],
+      outcome: 'PLANNED',
+      reason: `not in the file, picked by ${request.prune}`,
+    });
+
+  const result = (changes: Planned[]): ApplyResult => ({
+    dry_run: request.dry_run,
+    prune: request.prune ?? null,
+    changes: changes.map(({ spec: _spec, ...change }) => change),
+  });
+  if (request.dry_run) return result(plan);
+  const conflicts = plan.filter((c) => c.action === 'CONFLICT');
+  if (conflicts.length > 0)
+    throw new SchedulerError(
+      'VERSION_CONFLICT',
+      `nothing was applied: ${conflicts.map((c) => `${c.schedule_id} (${c.reason})`).join('; ')}. Take the edit into the file, or apply with force to overwrite it`,
+      'schedules',
+    );
+  return result(await inTurns(plan, APPLY_CONCURRENCY, (change) => carryOut(calls, change, hooks)));
+}
+
+/** A refusal of the i-th document (its calendar: a rule, a zone) names it: `schedules.3.timing.rule`. */
+function inDocument<T>(i: number, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SchedulerError && err.code === 'VALIDATION')
+      throw new SchedulerError('VALIDATION', err.reason, `schedules.${i}${err.field ? `.${err.field}` : ''}`);
+    throw err;
+  }
+}
+
+/** The schedule with this ID, or null when there is none. */
+async function readIfExists(calls: ScheduleCalls, scheduleId: string): Promise<Schedule | null> {
+  try {
+    return await calls.sdk.get(scheduleId);
+  } catch (err) {
+    if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+/** The schedules `selector` picks that the file does not declare (never a deleted one). */
+async function prunable(
+  calls: ScheduleCalls,
+  selector: string,
+  declaredSchedules: ReadonlyArray<{ schedule_id: string }>,
+): Promise<Schedule[]> {
+  const kept = new Set(declaredSchedules.map((d) => d.schedule_id));
+  const picked = await listAll(calls, { selector, include_deleted: false, limit: BULK_MAX_SCHEDULES + 1 });
+  if (picked.length > BULK_MAX_SCHEDULES)
+    throw new SchedulerError(
+      'VALIDATION',
+      `picks more than ${BULK_MAX_SCHEDULES} schedules: narrow it; nothing was applied`,
+      'prune',
+    );
+  return picked
+    .filter((s) => !kept.has(s.schedule_id))
+    .sort((a, b) => (a.schedule_id < b.schedule_id ? -1 : 1));
+}
+
+/** The top-level definition fields whose values differ. */
+function changedFields(before: ScheduleSpec, after: ScheduleSpec): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys]
+    .filter(
+      (key) =>
+        canonicalJson((before as Record<string, unknown>)[key] ?? null) !==
+        canonicalJson((after as Record<string, unknown>)[key] ?? null),
+    )
+    .sort();
+}
+
+/** Why the file may not replace the schedule as it is, or null. */
+function conflictOf(existing: Schedule, before: ScheduleSpec, force: boolean): string | null {
+  if (isTerminal(existing.status))
+    return `${existing.status}: an ended schedule is not changed; delete it, or declare the schedule under another schedule_id`;
+  if (force || !before.applied_digest) return null;
+  return before.applied_digest === definitionHash(declared(before))
+    ? null
+    : `edited by other means since the last apply (now version ${existing.version}, by ${existing.owner_ref})`;
+}
+
+async function carryOut(calls: ScheduleCalls, change: Planned, hooks: ApplyHooks): Promise<ApplyChange> {
+  const { spec, ...answer } = change;
+  if (answer.action === 'UNCHANGED' || answer.action === 'CONFLICT')
+    return { ...answer, outcome: 'NOTHING_TO_DO' };
+  hooks.onChange?.(answer.action);
+  try {
+    if (answer.action === 'CREATE')
+      await createSchedule(calls, { schedule_id: answer.schedule_id, ...spec! });
+    else if (answer.action === 'UPDATE')
+      await calls.sdk.update(answer.schedule_id, { expected_version: answer.version!, spec: spec! });
+    else await deleteSchedule(calls, answer.schedule_id, {});
+    return { ...answer, outcome: 'APPLIED' };
+  } catch (err) {
+    // Each change is its own: one refused (an edit in between, a quota) is reported, the others stand.
+    const reason = err instanceof SchedulerError ? `${err.code}: ${err.reason}` : String(err);
+    return { ...answer, outcome: 'FAILED', reason };
+  }
+}
