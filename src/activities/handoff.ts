@@ -75,6 +75,16 @@ export interface JobStartRequest {
    * other closed job under the ID still refuses the start.
    */
   reuseDisarmed?: boolean;
+  /** The job's own retry policy (JOB `retry`), as the server takes it; absent: a run is not retried. */
+  retry?: JobRetryPolicy;
+}
+
+/** A JOB target's `retry` as Temporal's retry policy (intervals in milliseconds). */
+export interface JobRetryPolicy {
+  maximumAttempts: number;
+  initialInterval: number;
+  backoffCoefficient: number;
+  maximumInterval: number;
 }
 
 export interface JobStartResult {
@@ -189,6 +199,7 @@ function jobStartOptionsOf(request: JobStartRequest): WorkflowStartOptions {
     typedSearchAttributes: reviveSearchAttributes(request.searchAttributes),
     staticSummary: request.staticSummary,
     staticDetails: request.staticDetails,
+    ...(request.retry ? { retry: request.retry } : {}),
   };
   return Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
 }

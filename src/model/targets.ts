@@ -49,6 +49,30 @@ const payload = z
   })
   .describe('inline JSON payload handed to the target');
 
+/**
+ * Retries of one run of a JOB, by the server under the same workflow ID (its retry policy): the same
+ * occurrence, the same idempotency key; the budget is per run, renewed for every slot. RadixDB Jobs' 100 ms
+ * to 10 s and five attempts is `{attempts: 5, initial_interval_s: 0.1, max_interval_s: 10}`.
+ */
+export const JobRetry = z
+  .object({
+    attempts: z.number().int().min(1).max(100).describe('most runs of one occurrence, the first included'),
+    initial_interval_s: z.number().min(0.1).max(86_400).default(1).describe('wait before the second run'),
+    backoff: z.number().min(1).max(10).default(2).describe('each wait this many times the one before'),
+    max_interval_s: z
+      .number()
+      .min(0.1)
+      .max(86_400)
+      .optional()
+      .describe('longest wait (default: 100 × the first)'),
+  })
+  .strict()
+  .refine((r) => r.max_interval_s === undefined || r.max_interval_s >= r.initial_interval_s, {
+    message: 'max_interval_s is at least initial_interval_s',
+    path: ['max_interval_s'],
+  });
+export type JobRetry = z.infer<typeof JobRetry>;
+
 export const JobTarget = z
   .object({
     type: z.literal('JOB'),
@@ -60,6 +84,9 @@ export const JobTarget = z
     task_queue: z.string().min(1).max(200).optional(),
     payload_ref: payloadRef.optional(),
     payload: payload.optional(),
+    retry: JobRetry.optional().describe(
+      "the job's own retry policy: a failed run is run again by the server under the same workflow ID; where the schedule watches completion, the occurrence fails only after the last attempt",
+    ),
   })
   .strict();
 

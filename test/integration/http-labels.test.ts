@@ -348,7 +348,7 @@ describe('HTTP API: apply', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('VERSION_CONFLICT');
     expect(refused.body.detail).toMatch(
-      /app-02 \(edited by other means since the last apply \(now version 2, by bob\)\)/,
+      /app-02: edited by other means since the last apply \(now version 2, by bob\)/,
     );
     expect((await api.call('GET', '/v1/schedules/app-03', { key: INITECH })).body.misfire).toBe('FIRE_ONCE');
     const dry = await apply({ schedules: next, dry_run: true });

@@ -120,6 +120,50 @@ describe('targets and one-shot kinds (time-skipping server)', () => {
     expect(described.counters.failed).toBe(1);
   });
 
+  it('JOB with retry: the server runs a failed job again under its ID; the occurrence is decided by the last run', async () => {
+    const sdk = h.sdk();
+    const retry = { attempts: 3, initial_interval_s: 10, backoff: 2 };
+    await sdk.create({
+      schedule_id: 'flaky-ok',
+      target: { type: 'JOB', job_type: 'flakyJob', payload: { succeed_on_attempt: 3 }, retry },
+      timing: { kind: 'DELAY', delay: 'PT10M' },
+    });
+    await sdk.create({
+      schedule_id: 'flaky-never',
+      target: { type: 'JOB', job_type: 'flakyJob', retry },
+      timing: { kind: 'DELAY', delay: 'PT10M' },
+    });
+    // A recurring ALLOW schedule starts its jobs from an activity, not as children: the same policy.
+    await sdk.create({
+      schedule_id: 'flaky-recurring',
+      target: { type: 'JOB', job_type: 'flakyJob', payload: { succeed_on_attempt: 2 }, retry },
+      timing: { kind: 'INTERVAL', every: 'PT10M' },
+    });
+    await h.env.sleep(12 * MINUTE);
+
+    const recurring = await sdk.describe('flaky-recurring');
+    const firstId = recurring.recent_occurrences[0]!.occurrence_id;
+    expect(recurring.recent_occurrences[0]!.status).toBe('HANDED_OFF');
+    expect(h.runs.filter((r) => r.occurrenceId === firstId)).toHaveLength(2);
+    expect(await h.env.client.workflow.getHandle(firstId).result()).toBe(2);
+
+    const ok = await sdk.describe('flaky-ok');
+    expect(ok.schedule.status).toBe('COMPLETED');
+    expect(ok.recent_occurrences[0]!.status).toBe('COMPLETED');
+    const okId = ok.recent_occurrences[0]!.occurrence_id;
+    expect(h.runs.filter((r) => r.occurrenceId === okId)).toHaveLength(3); // the first and two retries
+    const job = await h.env.client.workflow.getHandle(okId).describe();
+    expect(job.status.name).toBe('COMPLETED');
+    expect(await h.env.client.workflow.getHandle(okId).result()).toBe(3);
+
+    const never = await sdk.describe('flaky-never');
+    expect(never.schedule.status).toBe('FAILED');
+    expect(never.recent_occurrences[0]!.status).toBe('FAILED');
+    expect(never.recent_occurrences[0]!.reason).toMatch(/run 3 failed/);
+    const neverId = never.recent_occurrences[0]!.occurrence_id;
+    expect(h.runs.filter((r) => r.occurrenceId === neverId)).toHaveLength(3); // three runs, then no more
+  });
+
   it('JOB of a recurring ALLOW schedule: started from a local activity (no child), one workflow task and one upsert per fire; a slot whose job exists is a prevented duplicate; overlap SKIP starts children', async () => {
     const sdk = h.sdk();
     const job = { type: 'JOB' as const, job_type: 'recordedJob' };

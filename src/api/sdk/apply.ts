@@ -129,7 +129,7 @@ export async function applySchedules(
   if (conflicts.length > 0)
     throw new SchedulerError(
       'VERSION_CONFLICT',
-      `nothing was applied: ${conflicts.map((c) => `${c.schedule_id} (${c.reason})`).join('; ')}. Take the edit into the file, or apply with force to overwrite it`,
+      `nothing was applied: ${conflicts.map((c) => `${c.schedule_id}: ${c.reason}`).join('; ')}. Take the edit into the file, or apply with force to overwrite it`,
       'schedules',
     );
   return result(await inTurns(plan, APPLY_CONCURRENCY, (change) => carryOut(calls, change, hooks)));

@@ -15,6 +15,7 @@ import * as wf from '@temporalio/workflow';
 import type { DisarmActivities } from '../../activities/disarm.js';
 import type {
   HandoffActivities,
+  JobRetryPolicy,
   JobStartOutcome,
   JobStartRequest,
   JobStartResult,
@@ -31,6 +32,18 @@ export type JobStart =
   | { duplicate: true; workflowId: string };
 
 type JobTarget = Extract<Target, { type: 'JOB' }>;
+
+/** The target's `retry` as the server's retry policy of the job (the API filled its defaults). */
+export function jobRetryPolicy(retry: NonNullable<JobTarget['retry']>): JobRetryPolicy {
+  const initialMs = Math.round((retry.initial_interval_s ?? 1) * 1000);
+  return {
+    maximumAttempts: retry.attempts,
+    initialInterval: initialMs,
+    backoffCoefficient: retry.backoff ?? 2,
+    maximumInterval:
+      retry.max_interval_s !== undefined ? Math.round(retry.max_interval_s * 1000) : initialMs * 100,
+  };
+}
 
 /** What every JOB start carries, however it is started. */
 export function jobStartOptions(
@@ -52,6 +65,7 @@ export function jobStartOptions(
     staticSummary: `Occurrence of schedule ${occurrence.schedule_id} for ${occurrence.scheduled_for}`,
     // The Web UI renders this as markdown: the link leads back to the schedule's own workflow page.
     staticDetails: `schedule [**${occurrence.schedule_id}**](/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}) v${occurrence.schedule_version}, slot ${occurrence.scheduled_for}, trigger ${occurrence.trigger}, idempotency key \`${occurrence.idempotency_key}\``,
+    ...(target.retry ? { retry: jobRetryPolicy(target.retry) } : {}),
   };
 }
 
@@ -72,6 +86,7 @@ export async function startJob(
       typedSearchAttributes: options.searchAttributes,
       staticSummary: options.staticSummary,
       staticDetails: options.staticDetails,
+      ...(options.retry ? { retry: options.retry } : {}),
     });
     return { duplicate: false, workflowId: child.workflowId, result: child.result() };
   } catch (err) {
