@@ -116,7 +116,9 @@ export function targetSummary(target: Target): string {
   const payload = target.payload ? `, payload ${JSON.stringify(target.payload)}` : '';
   switch (target.type) {
     case 'JOB':
-      return `JOB ${target.job_type}${target.task_queue ? ` on ${target.task_queue}` : ''}${ref}${payload}`;
+      return `JOB ${target.job_type}${target.task_queue ? ` on ${target.task_queue}` : ''}${ref}${payload}${
+        target.retry ? `, retried up to ${target.retry.attempts} runs` : ''
+      }`;
     case 'EVENT':
       return `EVENT ${target.event_type} → ${target.sink_url}${ref}${payload}`;
     case 'WORKFLOW_SIGNAL':
@@ -188,6 +190,15 @@ export function formatSchedule(s: Schedule): string {
     ['ends at', s.ends_at],
     ['max count', s.max_count !== undefined ? String(s.max_count) : undefined],
     ['jitter', s.jitter],
+    [
+      'labels',
+      s.labels && Object.keys(s.labels).length > 0
+        ? Object.entries(s.labels)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')
+        : undefined,
+    ],
+    ['applied', s.applied_digest ? `by apply (digest ${s.applied_digest.slice(0, 12)})` : undefined],
     ['owner', `${s.tenant_id}/${s.owner_ref}`],
     ['owner revoked', s.owner_revoked_at ? inZone(s.owner_revoked_at, zone) : undefined],
     ['created', inZone(s.created_at, zone)],

@@ -361,3 +361,17 @@ describe('apply and bulk answers', () => {
     ]);
   });
 });
+
+describe('get: labels, apply and retries', () => {
+  it('shows the labels, whether apply manages it, and the retry budget of a JOB', () => {
+    const text = formatSchedule({
+      ...base,
+      labels: { team: 'payments', env: 'prod' },
+      applied_digest: 'ab'.repeat(32),
+      target: { type: 'JOB', job_type: 'settle', retry: { attempts: 5, initial_interval_s: 0.1, backoff: 2 } },
+    });
+    expect(text).toMatch(/^labels: +team=payments, env=prod$/m);
+    expect(text).toMatch(/^applied: +by apply \(digest abababababab\)$/m);
+    expect(text).toMatch(/^target: +JOB settle, retried up to 5 runs$/m);
+  });
+});

@@ -623,6 +623,44 @@ describe('v0.11.0: armed ahead in batches (PATCHES.BATCHED_ARMING)', () => {
   });
 });
 
+describe('v0.11.0: labels upserted as they change, and a JOB started with its own retry policy', () => {
+  /** The SchedulerLabels values a history upserted, in order (null: cleared). */
+  const labelUpserts = (events: readonly HistoryEvent[]) =>
+    events.flatMap((e) => {
+      const field =
+        e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.SchedulerLabels;
+      if (!field) return [];
+      const data = Buffer.from(field.data ?? []).toString('utf8');
+      return [data === '' ? null : (JSON.parse(data) as string[] | null)];
+    });
+
+  it('a relabel upserts the tokens, a removal clears them, a new label sets them again', () => {
+    const events = named('v0.11.0', 'labels');
+    const started =
+      events[0]!.workflowExecutionStartedEventAttributes?.searchAttributes?.indexedFields?.SchedulerLabels;
+    expect(JSON.parse(Buffer.from(started?.data ?? []).toString('utf8'))).toEqual([
+      'env',
+      'env=prod',
+      'team',
+      'team=payments',
+    ]);
+    expect(labelUpserts(events)).toEqual([
+      ['env', 'env=dev', 'team', 'team=payments'],
+      null,
+      ['team', 'team=shipping'],
+    ]);
+  });
+
+  it("the child start carries the target's retry policy", () => {
+    const child = named('v0.11.0', 'retried-job').find(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes,
+    )!.startChildWorkflowExecutionInitiatedEventAttributes!;
+    expect(child.retryPolicy?.maximumAttempts).toBe(3);
+    expect(Number(child.retryPolicy?.initialInterval?.seconds)).toBe(10);
+    expect(child.retryPolicy?.backoffCoefficient).toBe(2);
+  });
+});
+
 // The owner registry's histories (test/histories/record-owner-registry.ts): the same reports of two
 // replicas, answered by 0.10.0's registry (which ignores generations) and by the patched one. The replay
 // above replays both; here each recorded answer is checked against the rule its side of the patch selects,
