@@ -14,12 +14,14 @@ const SLOW = 'key-slow-ops-0123456789abc';
 const BACKFILL = 'key-backfill-ops-012345678';
 const RATED = 'key-rated-ops-0123456789ab';
 const READS = 'key-reads-ops-0123456789ab';
+const APPLIED = 'key-applied-ops-012345678';
 const KEYS = [
   `${FEW}=few:ops`,
   `${SLOW}=slow:ops`,
   `${BACKFILL}=bf:ops`,
   `${RATED}=rated:ops`,
   `${READS}=reads:ops`,
+  `${APPLIED}=applied:ops`,
 ].join(',');
 const jobs = { job_task_queues: ['*'], job_types: ['*'] };
 
@@ -36,6 +38,7 @@ beforeAll(async () => {
       bf: { ...jobs, quotas: { max_backfill_slots: 5, max_backfill_slots_per_hour: 8 } },
       rated: { ...jobs, quotas: { api_units_per_minute: 120 } },
       reads: { ...jobs, quotas: { api_units_per_minute: 120 } },
+      applied: { ...jobs, quotas: { max_schedules: 3 } },
     }),
     now: clock.now,
   });
@@ -63,6 +66,38 @@ function expectQuota(response: ApiResponse, field: string | null, limit: number,
 }
 
 describe('tenant quotas through the HTTP API', () => {
+  it('max_schedules and apply: a plan that would pass the quota is refused whole; its deletes count', async () => {
+    const docs = (...ids: string[]) =>
+      ids.map((id) => ({ schedule_id: id, timing: hourly, target: job, labels: { 'managed-by': 'repo' } }));
+    const apply = (body: object) => api.call('POST', '/v1/apply', { key: APPLIED, body });
+    expectQuota(await apply({ schedules: docs('a', 'b', 'c', 'd') }), 'schedules', 3, 0);
+    expect((await api.call('GET', '/v1/schedules/a', { key: APPLIED })).status).toBe(404);
+
+    expect((await apply({ schedules: docs('a', 'b', 'c') })).status).toBe(200);
+    await eventually(
+      'three schedules in visibility',
+      async () =>
+        (await api.call('GET', '/v1/schedules', { key: APPLIED })).body.items.length === 3 ? true : undefined,
+      15_000,
+    );
+    expectQuota(await apply({ schedules: docs('a', 'b', 'c', 'd') }), 'schedules', 3, 3);
+    // c leaves as d comes: three live either way.
+    const swapped = await apply({ schedules: docs('a', 'b', 'd'), prune: 'managed-by=repo' });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(200);
+    expect(
+      swapped.body.changes.map((c: { schedule_id: string; action: string; outcome: string }) => [
+        c.schedule_id,
+        c.action,
+        c.outcome,
+      ]),
+    ).toEqual([
+      ['a', 'UNCHANGED', 'NOTHING_TO_DO'],
+      ['b', 'UNCHANGED', 'NOTHING_TO_DO'],
+      ['d', 'CREATE', 'APPLIED'],
+      ['c', 'DELETE', 'APPLIED'],
+    ]);
+  });
+
   it('max_schedules: the third live schedule is refused; an idempotent re-create and a create after a delete are not', async () => {
     const create = (id: string) =>
       api.call('POST', '/v1/schedules', { key: FEW, body: { schedule_id: id, timing: hourly, target: job } });

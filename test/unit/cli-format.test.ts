@@ -368,7 +368,11 @@ describe('get: labels, apply and retries', () => {
       ...base,
       labels: { team: 'payments', env: 'prod' },
       applied_digest: 'ab'.repeat(32),
-      target: { type: 'JOB', job_type: 'settle', retry: { attempts: 5, initial_interval_s: 0.1, backoff: 2 } },
+      target: {
+        type: 'JOB',
+        job_type: 'settle',
+        retry: { attempts: 5, initial_interval_s: 0.1, backoff: 2 },
+      },
     });
     expect(text).toMatch(/^labels: +team=payments, env=prod$/m);
     expect(text).toMatch(/^applied: +by apply \(digest abababababab\)$/m);

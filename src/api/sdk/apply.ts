@@ -13,10 +13,10 @@ import {
   type ApplyResult,
 } from '../../model/http.js';
 import { isTerminal } from '../../model/views.js';
-import { parseOrThrow, SchedulerError } from '../errors.js';
+import { parseOrThrow, QuotaExceededError, SchedulerError } from '../errors.js';
 import { deleteSchedule } from './cancel.js';
 import { canonicalJson } from './canonical-json.js';
-import { createSchedule, definitionHash } from './create.js';
+import { createSchedule, definitionHash, liveScheduleCount } from './create.js';
 import { listAll } from './listing.js';
 import { previewRuns } from './previews.js';
 import type { ScheduleCalls } from './schedule-calls.js';
@@ -31,7 +31,8 @@ export interface ApplyHooks {
   onChange?: (action: 'CREATE' | 'UPDATE' | 'DELETE') => void;
 }
 
-type Planned = ApplyChange & { spec?: ScheduleSpec };
+/** A change as planned: what it will send (`spec`), and whether a delete ends a live schedule. */
+type Planned = ApplyChange & { spec?: ScheduleSpec; live?: boolean };
 
 /** The definition without the digest apply keeps on it: what a file declares, and what a digest covers. */
 function declared(spec: ScheduleSpec): ScheduleSpec {
@@ -117,12 +118,13 @@ export async function applySchedules(
       next_runs_after: [],
       outcome: 'PLANNED',
       reason: `not in the file, picked by ${request.prune}`,
+      live: !isTerminal(s.status),
     });
 
   const result = (changes: Planned[]): ApplyResult => ({
     dry_run: request.dry_run,
     prune: request.prune ?? null,
-    changes: changes.map(({ spec: _spec, ...change }) => change),
+    changes: changes.map(({ spec: _spec, live: _live, ...change }) => change),
   });
   if (request.dry_run) return result(plan);
   const conflicts = plan.filter((c) => c.action === 'CONFLICT');
@@ -132,7 +134,35 @@ export async function applySchedules(
       `nothing was applied: ${conflicts.map((c) => `${c.schedule_id}: ${c.reason}`).join('; ')}. Take the edit into the file, or apply with force to overwrite it`,
       'schedules',
     );
-  return result(await inTurns(plan, APPLY_CONCURRENCY, (change) => carryOut(calls, change, hooks)));
+  await checkQuota(calls, plan);
+  // Deletes first, creates last: what a plan frees is free before what it takes.
+  const order = ['DELETE', 'UPDATE', 'CREATE'];
+  const done = new Map<Planned, ApplyChange>();
+  for (const action of order) {
+    const changes = plan.filter((c) => c.action === action);
+    const answers = await inTurns(changes, APPLY_CONCURRENCY, (change) => carryOut(calls, change, hooks));
+    for (const [i, change] of changes.entries()) done.set(change, answers[i]!);
+  }
+  return result(plan.map((change) => done.get(change) ?? { ...change, outcome: 'NOTHING_TO_DO' }));
+}
+
+/**
+ * The plan's creates within quotas.max_schedules, counted with its deletes, before anything is applied:
+ * a plan is refused whole rather than applied up to the quota.
+ */
+async function checkQuota(calls: ScheduleCalls, plan: readonly Planned[]): Promise<void> {
+  const limit = calls.quotas().max_schedules;
+  const creates = plan.filter((c) => c.action === 'CREATE').length;
+  if (!Number.isFinite(limit) || creates === 0) return;
+  const deletes = plan.filter((c) => c.action === 'DELETE' && c.live).length;
+  const live = await liveScheduleCount(calls);
+  if (live - deletes + creates > limit)
+    throw new QuotaExceededError(
+      `the plan creates ${creates} schedules and deletes ${deletes}: the tenant would have ${live - deletes + creates} live, its quota is ${limit} (quotas.max_schedules); nothing was applied`,
+      'schedules',
+      limit,
+      live,
+    );
 }
 
 /** A refusal of the i-th document (its calendar: a rule, a zone) names it: `schedules.3.timing.rule`. */
@@ -198,13 +228,13 @@ function conflictOf(existing: Schedule, before: ScheduleSpec, force: boolean): s
 }
 
 async function carryOut(calls: ScheduleCalls, change: Planned, hooks: ApplyHooks): Promise<ApplyChange> {
-  const { spec, ...answer } = change;
+  const { spec, live: _live, ...answer } = change;
   if (answer.action === 'UNCHANGED' || answer.action === 'CONFLICT')
     return { ...answer, outcome: 'NOTHING_TO_DO' };
   hooks.onChange?.(answer.action);
   try {
     if (answer.action === 'CREATE')
-      await createSchedule(calls, { schedule_id: answer.schedule_id, ...spec! });
+      await createSchedule(calls, { schedule_id: answer.schedule_id, ...spec! }, true);
     else if (answer.action === 'UPDATE')
       await calls.sdk.update(answer.schedule_id, { expected_version: answer.version!, spec: spec! });
     else await deleteSchedule(calls, answer.schedule_id, {});

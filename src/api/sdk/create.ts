@@ -106,6 +106,8 @@ function statusOf(description: WorkflowExecutionDescription): ScheduleStatus {
 export async function createSchedule(
   calls: ScheduleCalls,
   input: CreateScheduleInput,
+  /** An apply counted its creates and deletes against quotas.max_schedules as one plan (apply.ts). */
+  scheduleCountChecked = false,
 ): Promise<CreateResult> {
   const { schedule_id, contract, ...specInput } = input;
   checkContract(contract);
@@ -132,7 +134,9 @@ export async function createSchedule(
   const quotas = calls.quotas();
   checkMinInterval(spec.timing, runs, quotas);
   const sha256 = definitionHash(spec);
-  const alreadyThere = await checkScheduleCount(calls, scheduleId, spec, sha256);
+  const alreadyThere = scheduleCountChecked
+    ? null
+    : await checkScheduleCount(calls, scheduleId, spec, sha256);
   if (alreadyThere) return alreadyThere;
   const start = { identity, spec, createdAt, firstRunAt: runs[0]!.fire_at, firstBatch, quotas, sha256 };
   try {
@@ -226,6 +230,17 @@ function checkReminders(spec: ScheduleSpec, runs: NextRun[]): void {
   });
 }
 
+/** The tenant's live schedules (running, not deleted), as visibility counts them (quotas.max_schedules). */
+export async function liveScheduleCount(calls: ScheduleCalls): Promise<number> {
+  const { count } = await calls.call('', () =>
+    calls.options.client.workflowService.countWorkflowExecutions({
+      namespace: calls.options.client.options.namespace,
+      query: `${calls.listQuery({})} AND ExecutionStatus = 'Running'`,
+    }),
+  );
+  return Number(count ?? 0);
+}
+
 /**
  * quotas.max_schedules: the tenant's live schedules (running, not deleted), counted by visibility, which
  * trails starts by up to a second: a burst of concurrent creates may pass the quota by a few. A create
@@ -239,13 +254,7 @@ async function checkScheduleCount(
 ) {
   const limit = calls.quotas().max_schedules;
   if (!Number.isFinite(limit)) return null;
-  const { count } = await calls.call('', () =>
-    calls.options.client.workflowService.countWorkflowExecutions({
-      namespace: calls.options.client.options.namespace,
-      query: `${calls.listQuery({})} AND ExecutionStatus = 'Running'`,
-    }),
-  );
-  const live = Number(count ?? 0);
+  const live = await liveScheduleCount(calls);
   if (live < limit) return null;
   try {
     return await existing(calls, scheduleId, spec, sha256);
