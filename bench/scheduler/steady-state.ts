@@ -8,6 +8,7 @@ import {
   ScheduleIdKey,
   TenantIdKey,
 } from '../../src/workflows/search-attributes.js';
+import type { HistoryEvent } from '../../test/helpers/history.js';
 import {
   JOB_QUEUE,
   pool,
@@ -105,9 +106,59 @@ interface Result {
   cpu: { server: number; scheduler: number; jobs: number };
   eventsPerFire: number | null;
   wftsPerFire: number | null;
+  /** Ours: how the sampled schedules' job starts went (local batches, their retries, regular activities). */
+  starts: StartStats | null;
   persistence: PersistenceCall[];
   loadBefore: string;
   loadAfter: string;
+}
+
+interface StartStats {
+  localActivities: number;
+  localRetried: number;
+  regularActivities: number;
+  regularRetried: number;
+  starts: number;
+  duplicates: number;
+}
+
+const JOB_START_ACTIVITIES = new Set(['startJobWorkflows', 'startJobWorkflow']);
+
+/**
+ * A schedule's job starts inside the window, from its history: local activities (markers: their attempt and
+ * result), regular ones (scheduled, and the attempt they completed on), the starts they made and how many
+ * of those the server answered as already started. Says where a start is attempted twice.
+ */
+function startStatsOf(events: readonly HistoryEvent[]): StartStats {
+  const stats: StartStats = {
+    localActivities: 0,
+    localRetried: 0,
+    regularActivities: 0,
+    regularRetried: 0,
+    starts: 0,
+    duplicates: 0,
+  };
+  const text = (p: { data?: Uint8Array | null } | undefined) => Buffer.from(p?.data ?? []).toString('utf8');
+  const countStarts = (result: string) => {
+    stats.starts += result.match(/"workflowId":/g)?.length ?? 0;
+    stats.duplicates += result.match(/"duplicate":true/g)?.length ?? 0;
+  };
+  for (const e of events) {
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      const data = JSON.parse(text(marker.details?.data?.payloads?.[0]) || '{}');
+      if (!JOB_START_ACTIVITIES.has(data.activity_type)) continue;
+      stats.localActivities += 1;
+      if (data.attempt > 1) stats.localRetried += 1;
+      countStarts(text(marker.details?.result?.payloads?.[0]));
+    }
+    if (JOB_START_ACTIVITIES.has(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''))
+      stats.regularActivities += 1;
+    if ((e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1) stats.regularRetried += 1;
+    const completed = e.activityTaskCompletedEventAttributes;
+    if (completed) countStarts(text(completed.result?.payloads?.[0]));
+  }
+  return stats;
 }
 
 async function runSide(side: Side): Promise<Result> {
@@ -209,6 +260,7 @@ async function runSide(side: Side): Promise<Result> {
     // The schedules' own workflows: their events inside the window, per fire of the same schedules.
     let eventsPerFire: number | null = null;
     let wftsPerFire: number | null = null;
+    let starts: StartStats | null = null;
     if (side !== 'floor') {
       const sample = [...expected.keys()].slice(0, 60);
       const counted = await pool(sample, CONCURRENCY, async (id) => {
@@ -219,8 +271,25 @@ async function runSide(side: Side): Promise<Result> {
           events: inWindow.length,
           wfts: inWindow.filter((e) => e.workflowTaskCompletedEventAttributes).length,
           fires: jobsOf.get(id)?.length ?? 0,
+          starts: side === 'ours' ? startStatsOf(inWindow) : null,
         };
       });
+      if (side === 'ours') {
+        starts = counted.reduce<StartStats>(
+          (sum, c) => {
+            for (const key of Object.keys(sum) as Array<keyof StartStats>) sum[key] += c.starts![key];
+            return sum;
+          },
+          {
+            localActivities: 0,
+            localRetried: 0,
+            regularActivities: 0,
+            regularRetried: 0,
+            starts: 0,
+            duplicates: 0,
+          },
+        );
+      }
       const sampledFires = counted.reduce((s, c) => s + c.fires, 0);
       eventsPerFire = counted.reduce((s, c) => s + c.events, 0) / sampledFires;
       wftsPerFire = counted.reduce((s, c) => s + c.wfts, 0) / sampledFires;
@@ -239,6 +308,7 @@ async function runSide(side: Side): Promise<Result> {
       },
       eventsPerFire,
       wftsPerFire,
+      starts,
       persistence,
       loadBefore,
       loadAfter,
@@ -330,4 +400,9 @@ for (const r of results)
   lines.push(
     `- ${r.side}: the server's persistence calls per fire: ${persistencePerFire(r.persistence, r.fires)}.`,
   );
+for (const r of results)
+  if (r.starts)
+    lines.push(
+      `- ${r.side}, the job starts of the sampled schedules in the window: ${r.starts.starts} starts (${r.starts.duplicates} answered as already started) by ${r.starts.localActivities} local activities (${r.starts.localRetried} on a second attempt or later) and ${r.starts.regularActivities} regular ones (${r.starts.regularRetried} attempts after the first).`,
+    );
 console.log(lines.join('\n'));
