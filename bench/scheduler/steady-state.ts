@@ -122,6 +122,15 @@ interface StartStats {
   duplicates: number;
 }
 
+const noStarts = (): StartStats => ({
+  localActivities: 0,
+  localRetried: 0,
+  regularActivities: 0,
+  regularRetried: 0,
+  starts: 0,
+  duplicates: 0,
+});
+
 const JOB_START_ACTIVITIES = new Set(['startJobWorkflows', 'startJobWorkflow']);
 
 /**
@@ -130,14 +139,7 @@ const JOB_START_ACTIVITIES = new Set(['startJobWorkflows', 'startJobWorkflow']);
  * of those the server answered as already started. Says where a start is attempted twice.
  */
 function startStatsOf(events: readonly HistoryEvent[]): StartStats {
-  const stats: StartStats = {
-    localActivities: 0,
-    localRetried: 0,
-    regularActivities: 0,
-    regularRetried: 0,
-    starts: 0,
-    duplicates: 0,
-  };
+  const stats = noStarts();
   const text = (p: { data?: Uint8Array | null } | undefined) => Buffer.from(p?.data ?? []).toString('utf8');
   const countStarts = (result: string) => {
     stats.starts += result.match(/"workflowId":/g)?.length ?? 0;
@@ -275,20 +277,10 @@ async function runSide(side: Side): Promise<Result> {
         };
       });
       if (side === 'ours') {
-        starts = counted.reduce<StartStats>(
-          (sum, c) => {
-            for (const key of Object.keys(sum) as Array<keyof StartStats>) sum[key] += c.starts![key];
-            return sum;
-          },
-          {
-            localActivities: 0,
-            localRetried: 0,
-            regularActivities: 0,
-            regularRetried: 0,
-            starts: 0,
-            duplicates: 0,
-          },
-        );
+        starts = counted.reduce((sum, c) => {
+          for (const key of Object.keys(sum) as Array<keyof StartStats>) sum[key] += c.starts![key];
+          return sum;
+        }, noStarts());
       }
       const sampledFires = counted.reduce((s, c) => s + c.fires, 0);
       eventsPerFire = counted.reduce((s, c) => s + c.events, 0) / sampledFires;

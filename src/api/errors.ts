@@ -72,6 +72,10 @@ export class UnavailableError extends SchedulerError {
   }
 }
 
+/** What one item of an operation on many answers when it was refused: the code and the reason. */
+export const refusalReason = (err: unknown): string =>
+  err instanceof SchedulerError ? `${err.code}: ${err.reason}` : String(err);
+
 /** A tenant quota (tenant policy `quotas`) would be exceeded; `limit` and `current` are in its unit. */
 export class QuotaExceededError extends SchedulerError {
   override name = 'QuotaExceededError';

@@ -3,7 +3,7 @@
 // after each change) and applied once confirmed; elsewhere `--yes` applies and `--dry-run` only shows.
 import type { Command } from 'commander';
 import type { ApplyResult } from '../model/http.js';
-import { type Cli, type CommonFlags, readFileArg } from './command-context.js';
+import { type Cli, type CommonFlags, readFileArg, showThenChange } from './command-context.js';
 import { connectionOptions, serverCommand } from './command-options.js';
 import { formatApply } from './format.js';
 import { UsageError } from './preview.js';
@@ -49,20 +49,17 @@ export function applyCommand(program: Command, cli: Cli): void {
       throw new UsageError('--file', 'is required: the file to apply (- = stdin)');
     const body = buildApplyRequest((await readFileArg(cli.io, flags.file))!, flags, cli.io.now());
     const api = cli.client(flags);
-    const send = async (dryRun: boolean) =>
-      (await api.request<ApplyResult>('POST', '/v1/apply', { body: { ...body, dry_run: dryRun } })).body;
-    if (flags.dryRun || flags.yes) return cli.answer(flags, await send(!!flags.dryRun), formatApply);
-    if (!cli.io.isTTY)
-      throw new UsageError(
-        '--yes',
-        'is needed when not on a terminal (nobody can confirm the plan): nothing was changed; look first with --dry-run',
-      );
-    const plan = await send(true);
-    cli.print(formatApply(plan));
-    if (plan.changes.some((c) => c.action === 'CONFLICT'))
-      throw new Error('nothing applied: the plan has conflicts (take the edits into the file, or --force)');
-    if (!plan.changes.some((c) => c.action !== 'UNCHANGED')) return;
-    if (!(await cli.io.confirm('Apply this plan? [y/N] '))) throw new Error('nothing changed: not confirmed');
-    cli.answer(flags, await send(false), formatApply);
+    await showThenChange(cli, flags, {
+      send: async (dryRun) =>
+        (await api.request<ApplyResult>('POST', '/v1/apply', { body: { ...body, dry_run: dryRun } })).body,
+      format: formatApply,
+      what: 'the plan',
+      question: 'Apply this plan? [y/N] ',
+      changes: (plan) => plan.changes.some((c) => c.action !== 'UNCHANGED'),
+      refusal: (plan) =>
+        plan.changes.some((c) => c.action === 'CONFLICT')
+          ? 'nothing applied: the plan has conflicts (take the edits into the file, or --force)'
+          : null,
+    });
   });
 }

@@ -92,3 +92,41 @@ export function cliOf(io: CliIo): Cli {
       flags.json ? io.stdout(`${JSON.stringify(body, null, 2)}\n`) : print(human(body)),
   };
 }
+
+/** How a command that changes many schedules shows what it will do (bulk, apply). */
+export interface ShownChange<T> {
+  /** The request, as a dry run or for real. */
+  send: (dryRun: boolean) => Promise<T>;
+  format: (answer: T) => string;
+  /** What nobody could confirm off a terminal, for the refusal: "what the selector picked", "the plan". */
+  what: string;
+  question: string;
+  /** Whether the dry run would change anything (nothing to confirm otherwise). */
+  changes: (plan: T) => boolean;
+  /** Why the change may not be made as shown, or null. */
+  refusal?: (plan: T) => string | null;
+}
+
+/**
+ * `--dry-run` shows, `--yes` changes without asking; otherwise on a terminal the dry run is shown and the
+ * change made once confirmed, and off a terminal nothing is changed (nobody could confirm it).
+ */
+export async function showThenChange<T>(
+  cli: Cli,
+  flags: CommonFlags & { dryRun?: boolean; yes?: boolean },
+  c: ShownChange<T>,
+): Promise<void> {
+  if (flags.dryRun || flags.yes) return cli.answer(flags, await c.send(!!flags.dryRun), c.format);
+  if (!cli.io.isTTY)
+    throw new UsageError(
+      '--yes',
+      `is needed when not on a terminal (nobody can confirm ${c.what}): nothing was changed; look first with --dry-run`,
+    );
+  const plan = await c.send(true);
+  cli.print(c.format(plan));
+  const refused = c.refusal?.(plan);
+  if (refused) throw new Error(refused);
+  if (!c.changes(plan)) return;
+  if (!(await cli.io.confirm(c.question))) throw new Error('nothing changed: not confirmed');
+  cli.answer(flags, await c.send(false), c.format);
+}

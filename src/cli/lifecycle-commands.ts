@@ -9,7 +9,7 @@ import type {
   Schedule,
 } from '../model/contracts.js';
 import { BulkAction } from '../model/contracts.js';
-import { type Cli, type CommonFlags, schedulePath } from './command-context.js';
+import { type Cli, type CommonFlags, schedulePath, showThenChange } from './command-context.js';
 import { connectionOptions, serverCommand } from './command-options.js';
 import {
   formatBackfill,
@@ -19,7 +19,6 @@ import {
   occurrenceLine,
   scheduleLine,
 } from './format.js';
-import { UsageError } from './preview.js';
 import {
   buildBackfillRequest,
   buildBulkRequest,
@@ -180,19 +179,13 @@ export function bulkCommand(program: Command, cli: Cli): void {
   ).action(async (action: string, flags: BulkFlags) => {
     const body = buildBulkRequest(action.toLowerCase(), flags);
     const api = cli.client(flags);
-    const send = async (dryRun: boolean) =>
-      (await api.request<BulkResult>('POST', '/v1/bulk', { body: { ...body, dry_run: dryRun } })).body;
-    if (flags.dryRun || flags.yes) return cli.answer(flags, await send(!!flags.dryRun), formatBulk);
-    if (!cli.io.isTTY)
-      throw new UsageError(
-        '--yes',
-        'is needed when not on a terminal (nobody can confirm what the selector picked): nothing was changed; look first with --dry-run',
-      );
-    const plan = await send(true);
-    cli.print(formatBulk(plan));
-    if (!plan.results.some((r) => r.outcome === 'WOULD_DO')) return;
-    if (!(await cli.io.confirm(`${action} these schedules? [y/N] `)))
-      throw new Error('nothing changed: not confirmed');
-    cli.answer(flags, await send(false), formatBulk);
+    await showThenChange(cli, flags, {
+      send: async (dryRun) =>
+        (await api.request<BulkResult>('POST', '/v1/bulk', { body: { ...body, dry_run: dryRun } })).body,
+      format: formatBulk,
+      what: 'what the selector picked',
+      question: `${action} these schedules? [y/N] `,
+      changes: (plan) => plan.results.some((r) => r.outcome === 'WOULD_DO'),
+    });
   });
 }

@@ -32,13 +32,17 @@ export const REQUEST_UNIT_COSTS = {
 /** A tenant's tenant-wide recompute (POST /v1/recompute) runs at most once in this interval (per API process). */
 export const TENANT_RECOMPUTE_INTERVAL_MS = 10 * 60_000;
 
+/** What reading `schedules` schedules costs, as a list of them does. */
+export const listReadCost = (schedules: number): number =>
+  Math.ceil(schedules / 10) * REQUEST_UNIT_COSTS.listPer10;
+
 /** The cost of a request by its route pattern (never the raw path), method and list `limit`. */
 export function requestCost(method: string, route: string | undefined, query: unknown): number {
   const c = REQUEST_UNIT_COSTS;
   if (route === '/v1/schedules' && method === 'GET') {
     const limit = Number((query as { limit?: unknown } | undefined)?.limit ?? 20);
     const pageSize = Number.isFinite(limit) ? Math.min(Math.max(limit, 1), 100) : 20;
-    return Math.ceil(pageSize / 10) * c.listPer10;
+    return listReadCost(pageSize);
   }
   if (route === '/v1/schedules' && method === 'POST') return c.create;
   if (route === '/v1/schedules/:id' && method === 'PATCH') return c.edit;

@@ -5,7 +5,7 @@
 // since the last apply: each apply records the digest of the definition it applied (`applied_digest`), an
 // edit by other means leaves it behind, and overwriting that edit silently is what an apply must never do.
 
-import { BULK_MAX_SCHEDULES, type Schedule, ScheduleSpec, specOf } from '../../model/contracts.js';
+import { type Schedule, ScheduleSpec, specOf } from '../../model/contracts.js';
 import {
   type ApplyChange,
   ApplyRequest,
@@ -13,11 +13,12 @@ import {
   type ApplyResult,
 } from '../../model/http.js';
 import { isTerminal } from '../../model/views.js';
-import { parseOrThrow, QuotaExceededError, SchedulerError } from '../errors.js';
+import { parseOrThrow, QuotaExceededError, refusalReason, SchedulerError } from '../errors.js';
 import { deleteSchedule } from './cancel.js';
 import { canonicalJson } from './canonical-json.js';
 import { createSchedule, definitionHash, liveScheduleCount } from './create.js';
-import { listAll } from './listing.js';
+import { inTurns } from './in-turns.js';
+import { pickedBySelector, readIfExists } from './listing.js';
 import { previewRuns } from './previews.js';
 import type { ScheduleCalls } from './schedule-calls.js';
 
@@ -38,13 +39,6 @@ type Planned = ApplyChange & { spec?: ScheduleSpec; live?: boolean };
 function declared(spec: ScheduleSpec): ScheduleSpec {
   const { applied_digest: _digest, ...rest } = spec;
   return rest;
-}
-
-/** `n` at a time, in order. */
-async function inTurns<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += n) out.push(...(await Promise.all(items.slice(i, i + n).map(fn))));
-  return out;
 }
 
 export async function applySchedules(
@@ -176,33 +170,14 @@ function inDocument<T>(i: number, fn: () => T): T {
   }
 }
 
-/** The schedule with this ID, or null when there is none. */
-async function readIfExists(calls: ScheduleCalls, scheduleId: string): Promise<Schedule | null> {
-  try {
-    return await calls.sdk.get(scheduleId);
-  } catch (err) {
-    if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
-    throw err;
-  }
-}
-
-/** The schedules `selector` picks that the file does not declare (never a deleted one). */
+/** The schedules `selector` picks that the file does not declare. */
 async function prunable(
   calls: ScheduleCalls,
   selector: string,
   declaredSchedules: ReadonlyArray<{ schedule_id: string }>,
 ): Promise<Schedule[]> {
   const kept = new Set(declaredSchedules.map((d) => d.schedule_id));
-  const picked = await listAll(calls, { selector, include_deleted: false, limit: BULK_MAX_SCHEDULES + 1 });
-  if (picked.length > BULK_MAX_SCHEDULES)
-    throw new SchedulerError(
-      'VALIDATION',
-      `picks more than ${BULK_MAX_SCHEDULES} schedules: narrow it; nothing was applied`,
-      'prune',
-    );
-  return picked
-    .filter((s) => !kept.has(s.schedule_id))
-    .sort((a, b) => (a.schedule_id < b.schedule_id ? -1 : 1));
+  return (await pickedBySelector(calls, selector, 'prune')).filter((s) => !kept.has(s.schedule_id));
 }
 
 /** The top-level definition fields whose values differ. */
@@ -241,7 +216,6 @@ async function carryOut(calls: ScheduleCalls, change: Planned, hooks: ApplyHooks
     return { ...answer, outcome: 'APPLIED' };
   } catch (err) {
     // Each change is its own: one refused (an edit in between, a quota) is reported, the others stand.
-    const reason = err instanceof SchedulerError ? `${err.code}: ${err.reason}` : String(err);
-    return { ...answer, outcome: 'FAILED', reason };
+    return { ...answer, outcome: 'FAILED', reason: refusalReason(err) };
   }
 }

@@ -1,10 +1,9 @@
 // SchedulerClient.bulk: one action on the schedules of the caller's tenant that a label selector picks
 // (issue 42), each answered with what happened to it. The schedules are listed and read first, and the
 // selector is tested on each as read (listing.ts), so a schedule relabelled a moment ago is judged by its
-// labels now; a selector that picks more than BULK_MAX_SCHEDULES is refused before anything changes, so a
+// labels now; a selector that picks more than BULK_MAX_SCHEDULES is refused before anything changes (listing.ts pickedBySelector), so a
 // tired operator's typo never half-applies.
 import {
-  BULK_MAX_SCHEDULES,
   type BulkAction,
   BulkRequest,
   type BulkRequestInput,
@@ -12,8 +11,9 @@ import {
   type Schedule,
 } from '../../model/contracts.js';
 import { isTerminal } from '../../model/views.js';
-import { parseOrThrow, SchedulerError } from '../errors.js';
-import { listAll } from './listing.js';
+import { parseOrThrow, refusalReason } from '../errors.js';
+import { inTurns } from './in-turns.js';
+import { pickedBySelector } from './listing.js';
 import type { ScheduleCalls } from './schedule-calls.js';
 
 /** Schedules acted on at once: each action is a signal or an update on the shared worker. */
@@ -56,24 +56,9 @@ export async function bulkOperation(
   hooks: BulkHooks = {},
 ): Promise<BulkResult> {
   const request = parseOrThrow(BulkRequest, input);
-  const picked = await listAll(calls, {
-    selector: request.selector,
-    include_deleted: false,
-    limit: BULK_MAX_SCHEDULES + 1,
-  });
-  hooks.onRead?.(picked.length);
-  if (picked.length > BULK_MAX_SCHEDULES)
-    throw new SchedulerError(
-      'VALIDATION',
-      `picks more than ${BULK_MAX_SCHEDULES} schedules, the most one bulk operation acts on: narrow it (another requirement), nothing was changed`,
-      'selector',
-    );
-  const schedules = [...picked].sort((a, b) => (a.schedule_id < b.schedule_id ? -1 : 1));
-  const results: BulkResult['results'] = [];
-  for (let i = 0; i < schedules.length; i += BULK_CONCURRENCY) {
-    const slice = schedules.slice(i, i + BULK_CONCURRENCY);
-    results.push(...(await Promise.all(slice.map((s) => outcomeOf(s, request, actions, hooks)))));
-  }
+  const schedules = await pickedBySelector(calls, request.selector, 'selector');
+  hooks.onRead?.(schedules.length);
+  const results = await inTurns(schedules, BULK_CONCURRENCY, (s) => outcomeOf(s, request, actions, hooks));
   return {
     action: request.action,
     selector: request.selector,
@@ -99,7 +84,6 @@ async function outcomeOf(
     return { ...base, outcome: 'DONE', reason: null };
   } catch (err) {
     // One schedule's refusal (its worker busy, an edit in between) is its own answer, not the batch's.
-    const reason = err instanceof SchedulerError ? `${err.code}: ${err.reason}` : String(err);
-    return { ...base, outcome: 'FAILED', reason };
+    return { ...base, outcome: 'FAILED', reason: refusalReason(err) };
   }
 }

@@ -1,11 +1,12 @@
 // Listings: a tenant's schedules page by page from Temporal's visibility store (each page behind a signed
 // cursor, ./cursor-codec.ts), and a schedule's recent occurrences page by page.
 import { status } from '@grpc/grpc-js';
-import type { Occurrence, Schedule } from '../../model/contracts.js';
+import { BULK_MAX_SCHEDULES, type Occurrence, type Schedule } from '../../model/contracts.js';
 import { ListOccurrencesQuery, type OccurrencePage } from '../../model/http.js';
 import { type Requirement, selects } from '../../model/labels.js';
 import { parseOrThrow, SchedulerError } from '../errors.js';
 import { cursorRefused, decodeCursor, encodeCursor, PROCESS_CURSOR_SECRET } from './cursor-codec.js';
+import { byScheduleId } from './in-turns.js';
 import type { ListFilter, SchedulePage } from './options.js';
 import { type ScheduleCalls, selectorRequirements } from './schedule-calls.js';
 import { grpcCode } from './temporal-errors.js';
@@ -71,15 +72,37 @@ const selected = (schedules: Schedule[], requirements: Requirement[]): Schedule[
 
 /** The schedules of `ids`, read from their workflows; one deleted since it was listed is left out. */
 async function readAll(calls: ScheduleCalls, ids: string[]): Promise<Schedule[]> {
-  const items = await Promise.all(
-    ids.map((id) =>
-      calls.sdk.get(id).catch((err) => {
-        if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
-        throw err;
-      }),
-    ),
-  );
+  const items = await Promise.all(ids.map((id) => readIfExists(calls, id)));
   return items.filter((item): item is Schedule => item !== null);
+}
+
+/** The schedule with this ID, or null when there is none. */
+export async function readIfExists(calls: ScheduleCalls, scheduleId: string): Promise<Schedule | null> {
+  try {
+    return await calls.sdk.get(scheduleId);
+  } catch (err) {
+    if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return null;
+    throw err;
+  }
+}
+
+/**
+ * The live schedules a selector picks for an operation on many (bulk, an apply's prune), in the order of
+ * their IDs; more than BULK_MAX_SCHEDULES is refused before anything changes, naming `field`.
+ */
+export async function pickedBySelector(
+  calls: ScheduleCalls,
+  selector: string,
+  field: string,
+): Promise<Schedule[]> {
+  const picked = await listAll(calls, { selector, include_deleted: false, limit: BULK_MAX_SCHEDULES + 1 });
+  if (picked.length > BULK_MAX_SCHEDULES)
+    throw new SchedulerError(
+      'VALIDATION',
+      `picks more than ${BULK_MAX_SCHEDULES} schedules, the most one operation acts on: narrow it (another requirement); nothing was changed`,
+      field,
+    );
+  return picked.sort(byScheduleId);
 }
 
 /**

@@ -5,6 +5,7 @@ import { RecomputeRequest, type RecomputeResult, type RecomputeSummary } from '.
 import { recomputeUpdate } from '../../workflows/definitions.js';
 import { quoteQueryValue, ZonesKey } from '../../workflows/search-attributes.js';
 import { parseOrThrow, SchedulerError } from '../errors.js';
+import { inTurns } from './in-turns.js';
 import type { RecomputeRequestInput } from './options.js';
 import type { ScheduleCalls } from './schedule-calls.js';
 
@@ -51,13 +52,9 @@ export async function recomputeTenant(
   do {
     const listed = await calls.visibleIds(clauses.join(' AND '), RECOMPUTE_PAGE, token);
     summary.matched += listed.ids.length;
-    for (let i = 0; i < listed.ids.length; i += RECOMPUTE_CONCURRENCY) {
-      await Promise.all(
-        listed.ids
-          .slice(i, i + RECOMPUTE_CONCURRENCY)
-          .map((id) => recomputeInto(summary, calls, id, parsed, onAsk)),
-      );
-    }
+    await inTurns(listed.ids, RECOMPUTE_CONCURRENCY, (id) =>
+      recomputeInto(summary, calls, id, parsed, onAsk),
+    );
     token = listed.next;
   } while (token);
   return summary;

@@ -36,7 +36,7 @@ import { RECENT_OCCURRENCES_KEPT } from '../../../model/views.js';
 import type { SchedulerClient } from '../../client.js';
 import { SchedulerError } from '../../errors.js';
 import { COMMON_PROBLEMS as common, HttpProblem, problemResponses } from '../problems.js';
-import { REQUEST_UNIT_COSTS, TENANT_RECOMPUTE_INTERVAL_MS } from '../tenant-rate-limit.js';
+import { listReadCost, REQUEST_UNIT_COSTS, TENANT_RECOMPUTE_INTERVAL_MS } from '../tenant-rate-limit.js';
 
 export interface ScheduleRouteOptions {
   /** The SDK scoped to the request's principal. */
@@ -298,8 +298,7 @@ const applySchedules: Route = (app, { sdkFor, withDeadline }) =>
     async (request) =>
       withDeadline(() =>
         sdkFor(request).apply(request.body, {
-          onRead: (schedules) =>
-            request.chargeTenant?.(Math.ceil(schedules / 10) * REQUEST_UNIT_COSTS.listPer10),
+          onRead: (schedules) => request.chargeTenant?.(listReadCost(schedules)),
           onChange: (action) =>
             request.chargeTenant?.(
               action === 'CREATE'
@@ -327,8 +326,7 @@ const bulkOperation: Route = (app, { sdkFor, withDeadline }) =>
     async (request) =>
       withDeadline(() =>
         sdkFor(request).bulk(request.body, {
-          onRead: (schedules) =>
-            request.chargeTenant?.(Math.ceil(schedules / 10) * REQUEST_UNIT_COSTS.listPer10),
+          onRead: (schedules) => request.chargeTenant?.(listReadCost(schedules)),
           onAct: () =>
             request.chargeTenant?.(
               request.body.action === 'pause' || request.body.action === 'resume'
