@@ -15,7 +15,14 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import { NamespaceNotFoundError, type SearchAttributePair, SearchAttributeType } from '@temporalio/common';
-import type { OccurrenceEnvelope, Target } from '../model/contracts.js';
+import {
+  asNoticeTarget,
+  NOTICE_EVENT_TYPES,
+  type NotifyTarget,
+  type OccurrenceEnvelope,
+  type ScheduleNotice,
+  type Target,
+} from '../model/contracts.js';
 import {
   MAX_MISSING_TENANT_GRACE_MS,
   DEFAULT_MISSING_TENANT_GRACE_MS as MISSING_TENANT_GRACE_MS,
@@ -34,6 +41,12 @@ export { PERMANENT_HANDOFF_ERROR };
 export interface HandoffRequest {
   target: Exclude<Target, { type: 'JOB' }>;
   occurrence: OccurrenceEnvelope;
+}
+
+/** A failure hook's notice and where it goes (src/workflows/schedule/hooks.ts). */
+export interface NoticeRequest {
+  target: NotifyTarget;
+  notice: ScheduleNotice;
 }
 
 export interface HandoffResult {
@@ -168,12 +181,15 @@ function handoffsInFlight(tenant: string, target: string) {
 }
 
 /** The refusal the workflow records for a target the policy does not allow: never retried. */
-function forbiddenTarget(verdict: Extract<TargetVerdict, { allowed: false }>): ApplicationFailure {
+function forbiddenTarget(
+  verdict: Extract<TargetVerdict, { allowed: false }>,
+  field: string = verdict.field,
+): ApplicationFailure {
   return ApplicationFailure.create({
     type: FORBIDDEN_TARGET_ERROR,
     nonRetryable: true,
-    message: `${verdict.field}: ${verdict.reason}`,
-    details: [{ field: verdict.field }],
+    message: `${field}: ${verdict.reason}`,
+    details: [{ field }],
   });
 }
 
@@ -204,10 +220,11 @@ function jobStartOptionsOf(request: JobStartRequest): WorkflowStartOptions {
   return Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
 }
 
+/** Signals `message` (an occurrence's envelope, or a failure hook's notice) to the target workflow. */
 async function signalTarget(
   client: Client,
-  target: Extract<Target, { type: 'WORKFLOW_SIGNAL' }>,
-  occ: OccurrenceEnvelope,
+  target: Pick<Extract<Target, { type: 'WORKFLOW_SIGNAL' }>, 'workflow_id' | 'signal_name' | 'start'>,
+  message: OccurrenceEnvelope | ScheduleNotice,
 ): Promise<HandoffResult> {
   const { attempt } = Context.current().info;
   if (target.start) {
@@ -215,13 +232,13 @@ async function signalTarget(
       workflowId: target.workflow_id,
       taskQueue: target.start.task_queue,
       signal: target.signal_name,
-      signalArgs: [occ],
+      signalArgs: [message],
       args: [],
     });
     return { targetRef: handle.workflowId, duplicate: false, attempt };
   }
   try {
-    await client.workflow.getHandle(target.workflow_id).signal(target.signal_name, occ);
+    await client.workflow.getHandle(target.workflow_id).signal(target.signal_name, message);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
       throw permanent(`workflow ${target.workflow_id} is not running and the target has no start options`);
@@ -231,21 +248,28 @@ async function signalTarget(
   return { targetRef: target.workflow_id, duplicate: false, attempt };
 }
 
+/** A CloudEvent POSTed to a sink, with the key a sink deduplicates on. */
+interface EventPost {
+  tenant: string;
+  sinkUrl: string;
+  idempotencyKey: string;
+  cloudEvent: Record<string, unknown>;
+}
+
 async function publishEvent(
   delivery: EventDelivery,
-  target: Extract<Target, { type: 'EVENT' }>,
-  occ: OccurrenceEnvelope,
+  post: EventPost,
   sinkMayBePrivate: boolean,
 ): Promise<HandoffResult> {
   const attempt = Context.current().info.attempt;
-  const sink = redactUrl(target.sink_url);
+  const sink = redactUrl(post.sinkUrl);
   let status: number;
   try {
     ({ status } = await delivery.deliver({
-      tenant: occ.tenant_id,
-      url: target.sink_url,
-      headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': occ.idempotency_key },
-      body: JSON.stringify(cloudEventOf(target, occ)),
+      tenant: post.tenant,
+      url: post.sinkUrl,
+      headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': post.idempotencyKey },
+      body: JSON.stringify(post.cloudEvent),
       allowPrivate: sinkMayBePrivate,
       timeoutMs: 15_000,
     }));
@@ -285,6 +309,20 @@ function cloudEventOf(target: Extract<Target, { type: 'EVENT' }>, occ: Occurrenc
       payload_ref: occ.payload_ref,
       payload: occ.payload,
     },
+  };
+}
+
+/** A failure hook's notice as a CloudEvent: its ID is the notice's, its type says failing or recovered. */
+function noticeEventOf(notice: ScheduleNotice) {
+  return {
+    specversion: '1.0',
+    id: notice.notice_id,
+    source: `durable-scheduler/${notice.tenant_id}/${notice.schedule_id}`,
+    type: NOTICE_EVENT_TYPES[notice.kind],
+    time: notice.at,
+    datacontenttype: 'application/json',
+    subject: notice.schedule_id,
+    data: notice,
   };
 }
 
@@ -442,11 +480,40 @@ async function handOff(ctx: HandoffContext, request: HandoffRequest): Promise<Ha
     const reached =
       target.type === 'WORKFLOW_SIGNAL'
         ? await signalTarget(ctx.client, target, occurrence)
-        : await publishEvent(ctx.delivery, target, occurrence, allowed.sinkMayBePrivate);
+        : await publishEvent(
+            ctx.delivery,
+            {
+              tenant: occurrence.tenant_id,
+              sinkUrl: target.sink_url,
+              idempotencyKey: occurrence.idempotency_key,
+              cloudEvent: cloudEventOf(target, occurrence),
+            },
+            allowed.sinkMayBePrivate,
+          );
     return { ...reached, inFlightLimit: limit };
   } finally {
     inFlight?.add(-1);
   }
+}
+
+/** A failure hook's notice, once the policy in force allows its target (checked as a schedule's own). */
+async function sendNotice(ctx: HandoffContext, request: NoticeRequest): Promise<HandoffResult> {
+  const { target, notice } = request;
+  const allowed = authorize(ctx, {
+    tenant_id: notice.tenant_id,
+    target: asNoticeTarget(target, notice.kind),
+    defaultJobTaskQueue: '',
+  });
+  const hook = notice.kind === 'FAILING' ? 'on_failure' : 'on_recovery';
+  if (!allowed.allowed) throw forbiddenTarget(allowed, allowed.field.replace(/^target/, `${hook}.notify`));
+  if (target.type === 'WORKFLOW_SIGNAL') return signalTarget(ctx.client, target, notice);
+  const post = {
+    tenant: notice.tenant_id,
+    sinkUrl: target.sink_url,
+    idempotencyKey: notice.notice_id,
+    cloudEvent: noticeEventOf(notice),
+  };
+  return publishEvent(ctx.delivery, post, allowed.sinkMayBePrivate);
 }
 
 export function createHandoffActivities(deps: HandoffDependencies) {
@@ -462,6 +529,7 @@ export function createHandoffActivities(deps: HandoffDependencies) {
     authorizeTarget: async (request: TargetAuthorizationRequest): Promise<TargetVerdict> =>
       authorize(ctx, request),
     handOff: (request: HandoffRequest): Promise<HandoffResult> => handOff(ctx, request),
+    notify: (request: NoticeRequest): Promise<HandoffResult> => sendNotice(ctx, request),
   };
 }
 

@@ -92,6 +92,12 @@ const POLICY_OPTIONS: OptionRow[] = [
     'a label to select the schedule by (repeat it); an edit with --label replaces the labels whole',
     (option) => option.argParser(collect),
   ],
+  ['--on-failure <n>', 'after n failed occurrences in a row: --pause-on-failure and/or --notify-sink'],
+  ['--pause-on-failure', 'pause the schedule then (n: --on-failure, default 3)'],
+  [
+    '--notify-sink <url>',
+    'POST a CloudEvent there when it starts failing (--on-failure) and when it recovers',
+  ],
 ];
 
 const CONNECTION_OPTIONS: OptionRow[] = [

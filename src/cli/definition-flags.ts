@@ -28,6 +28,9 @@ export interface DefinitionFlags {
   overlap?: string;
   maxLateness?: string;
   label?: string[];
+  onFailure?: string;
+  pauseOnFailure?: boolean;
+  notifySink?: string;
 }
 
 export interface CreateFlags extends DefinitionFlags {
@@ -61,6 +64,9 @@ const DEFINITION_FLAGS: Array<keyof DefinitionFlags> = [
   'overlap',
   'maxLateness',
   'label',
+  'onFailure',
+  'pauseOnFailure',
+  'notifySink',
 ];
 
 /** `taskQueue` → `--task-queue`. */
@@ -277,7 +283,28 @@ export function policiesFromFlags(flags: DefinitionFlags): Record<string, unknow
   if (flags.maxLateness !== undefined)
     body.max_lateness_s = parseSeconds('--max-lateness', flags.maxLateness);
   if (flags.label !== undefined) body.labels = labelsFromFlags(flags.label);
-  return body;
+  return { ...body, ...hooksFromFlags(flags) };
+}
+
+/**
+ * `--on-failure n`, `--pause-on-failure`, `--notify-sink url` → on_failure and on_recovery (the sink hears
+ * both). Checked whole with the request; an edit with any of them replaces both hooks.
+ */
+function hooksFromFlags(flags: DefinitionFlags): Record<string, unknown> {
+  const { onFailure, pauseOnFailure, notifySink } = flags;
+  if (onFailure === undefined && !pauseOnFailure && notifySink === undefined) return {};
+  if (onFailure !== undefined && !pauseOnFailure && notifySink === undefined)
+    throw new UsageError('--on-failure', 'goes with --pause-on-failure or --notify-sink (what to do then)');
+  const after = onFailure === undefined ? undefined : Number(onFailure);
+  if (after !== undefined && !(Number.isInteger(after) && after >= 1))
+    throw new UsageError('--on-failure', `"${onFailure}" is not a count of failures (1, 2, 3, …)`);
+  const notify = notifySink === undefined ? undefined : { type: 'EVENT', sink_url: notifySink };
+  const onFailureHook = {
+    ...(after !== undefined ? { after_consecutive: after } : {}),
+    ...(pauseOnFailure ? { pause: true } : {}),
+    ...(notify ? { notify } : {}),
+  };
+  return { on_failure: onFailureHook, ...(notify ? { on_recovery: { notify } } : {}) };
 }
 
 /** `--label key=value` each → the labels map (their syntax is checked with the whole request). */

@@ -10,6 +10,7 @@ import type {
   BackfillResult,
   BulkResult,
   NextRun,
+  NotifyTarget,
   Occurrence,
   RecomputeResult,
   RecomputeSummary,
@@ -159,6 +160,29 @@ function keyValues(pairs: Array<[string, string | undefined | null]>): string {
   return shown.map(([k, v]) => `${`${k}:`.padEnd(width)} ${terminalSafe(v)}`).join('\n');
 }
 
+const notifySummary = (target: NotifyTarget): string =>
+  target.type === 'EVENT'
+    ? `POST ${target.sink_url}`
+    : `signal ${target.signal_name} to ${target.workflow_id}`;
+
+function onFailureSummary(hook: Schedule['on_failure']): string | undefined {
+  if (!hook) return undefined;
+  const actions = [hook.pause ? 'pause' : '', hook.notify ? `notify ${notifySummary(hook.notify)}` : '']
+    .filter(Boolean)
+    .join(', ');
+  return `after ${hook.after_consecutive} in a row: ${actions}`;
+}
+
+/** What the failure hooks counted and did (describe). */
+export function failureLines(f: ScheduleDescription['failures']): string[] {
+  if (!f) return [];
+  const state = f.paused_by_hook ? 'failing, paused by the hook' : f.failing ? 'failing' : 'ok';
+  const notice = f.last_notice
+    ? `; last notice ${f.last_notice.kind} at ${f.last_notice.at}: ${f.last_notice.delivered ? 'delivered' : 'NOT delivered'} (${f.last_notice.detail ?? '-'})`
+    : '';
+  return [`Failures in a row: ${f.consecutive_failures} (hook at ${f.after_consecutive}): ${state}${notice}`];
+}
+
 /** The key fields of a schedule (get, and the top of describe). */
 export function formatSchedule(s: Schedule): string {
   const zone = zoneOf(s);
@@ -198,6 +222,8 @@ export function formatSchedule(s: Schedule): string {
             .join(', ')
         : undefined,
     ],
+    ['on failure', onFailureSummary(s.on_failure)],
+    ['on recovery', s.on_recovery ? `notify ${notifySummary(s.on_recovery.notify)}` : undefined],
     ['applied', s.applied_digest ? `by apply (digest ${s.applied_digest.slice(0, 12)})` : undefined],
     ['owner', `${s.tenant_id}/${s.owner_ref}`],
     ['owner revoked', s.owner_revoked_at ? inZone(s.owner_revoked_at, zone) : undefined],
@@ -262,6 +288,7 @@ export function formatDescription(d: ScheduleDescription, recent = 10): string {
     `Counters: fired ${c.fired}, caught up ${c.caught_up}, skipped ${c.skipped}, expired ${c.expired}, failed ${c.failed}, duplicates prevented ${c.duplicates_prevented}`,
     `Running: ${d.running.length ? d.running.join(', ') : 'none'}; queued: ${d.queued.length ? d.queued.join(', ') : 'none'}`,
     ...tzLines(d.tz),
+    ...failureLines(d.failures),
     '',
     `Recent occurrences (newest first${more > 0 ? `; ${more} more: scheduler occurrences ${d.schedule.schedule_id}` : ''}):`,
     formatOccurrences(newest),

@@ -3,6 +3,7 @@
 // from them. This module sits just above src/calendar: it imports nothing of the layers that use it.
 import { z } from 'zod';
 import { CalendarOptions, Timing } from '../calendar/timing.js';
+import { FailureHookView, OnFailure, OnRecovery } from './hooks.js';
 import {
   LabelSelectorError,
   labelKeyProblem,
@@ -15,6 +16,17 @@ import {
 import { Identifier, Target } from './targets.js';
 
 export { BusinessDaysOptions, BusinessDayTiming } from '../calendar/timing.js';
+export {
+  asNoticeTarget,
+  FailureHookView,
+  MAX_AFTER_CONSECUTIVE,
+  NOTICE_EVENT_TYPES,
+  NoticeFailure,
+  NotifyTarget,
+  OnFailure,
+  OnRecovery,
+  ScheduleNotice,
+} from './hooks.js';
 export {
   EventTarget,
   Identifier,
@@ -103,6 +115,12 @@ export const ScheduleSpec = CalendarOptions.extend({
   overlap: OverlapPolicy.default('ALLOW'),
   queue_limit: z.number().int().min(1).max(1000).default(10).describe('QUEUE buffer size'),
   labels: Labels.optional(),
+  on_failure: OnFailure.optional().describe(
+    'after this many failed occurrences in a row: pause the schedule and/or send a FAILING notice',
+  ),
+  on_recovery: OnRecovery.optional().describe(
+    'send a RECOVERED notice when an occurrence succeeds after failures (after on_failure went off; without on_failure, after any failure)',
+  ),
   applied_digest: z
     .string()
     .regex(/^[0-9a-f]{64}$/, 'a sha256 digest in hex')
@@ -382,6 +400,7 @@ export const ScheduleDescription = z.object({
   counters: ScheduleCounters,
   tz: ScheduleTzView.optional().describe('absent from schedules described by a worker before 0.6'),
   holidays: ScheduleHolidaysView.optional().describe('only for a schedule with business_days'),
+  failures: FailureHookView.optional().describe('only for a schedule with on_failure or on_recovery'),
 });
 export type ScheduleDescription = z.infer<typeof ScheduleDescription>;
 

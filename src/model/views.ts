@@ -33,6 +33,8 @@ export function toNextRun(slot: {
  * Changing it changes only what the state holds, never a command.
  */
 export const RECENT_OCCURRENCES_KEPT = 256;
+/** The failures a failure hook's notice lists (the streak's last ones). */
+export const NOTICE_FAILURES_LISTED = 10;
 
 /** Statuses a schedule never leaves (its workflow has ended or is ending). */
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);

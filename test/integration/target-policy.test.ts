@@ -286,6 +286,46 @@ describe('targets bound to their tenant (real API and worker-only processes)', (
       expect(res.body.detail).toMatch(/on a (loopback|linkLocal|private|unspecified) address/);
     });
 
+    it.each([
+      [
+        'on_failure',
+        { after_consecutive: 2, notify: { type: 'EVENT', sink_url: 'https://evil.example/alerts' } },
+        'on_failure.notify.sink_url',
+        /tenants\.acme\.event_sinks/,
+      ],
+      [
+        'on_recovery',
+        { notify: { type: 'WORKFLOW_SIGNAL', workflow_id: 'schedule/acme/victim', signal_name: 'resume' } },
+        'on_recovery.notify.workflow_id',
+        /scheduler workflow/,
+      ],
+    ])(
+      "a failure hook's %s notice goes only where a target could: 403 naming its field",
+      async (hook, value, field, detail) => {
+        const allowedTarget = { type: 'JOB', job_type: 'report.hourly', task_queue: 'acme-jobs' };
+        const res = await call('POST', '/v1/schedules', {
+          timing: everyTwoSeconds,
+          target: allowedTarget,
+          [hook]: value,
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(403);
+        expect(res.body).toMatchObject({ code: 'FORBIDDEN_TARGET', field });
+        expect(res.body.detail).toMatch(detail);
+        // The same hook aimed at the tenant's own sink is accepted, and a PATCH back to the forbidden one refused.
+        const id = `hooked-${hook}`;
+        const ok = await call('POST', '/v1/schedules', {
+          schedule_id: id,
+          timing: { kind: 'CRON', expression: '0 9 1 1 *', timezone: 'Europe/Riga' },
+          target: allowedTarget,
+          on_failure: { notify: { type: 'EVENT', sink_url: `${sink.url}hooks/alerts` } },
+        });
+        expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+        const patched = await call('PATCH', `/v1/schedules/${id}`, { expected_version: 1, [hook]: value });
+        expect(patched.status).toBe(403);
+        expect(patched.body).toMatchObject({ code: 'FORBIDDEN_TARGET', field });
+      },
+    );
+
     it('a PATCH to a forbidden target is 403 and leaves the schedule at its version', async () => {
       const created = await call('POST', '/v1/schedules', {
         schedule_id: 'patched-away',

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
+  failureLines,
   formatApply,
   formatBackfill,
   formatBulk,
@@ -377,5 +378,44 @@ describe('get: labels, apply and retries', () => {
     expect(text).toMatch(/^labels: +team=payments, env=prod$/m);
     expect(text).toMatch(/^applied: +by apply \(digest abababababab\)$/m);
     expect(text).toMatch(/^target: +JOB settle, retried up to 5 runs$/m);
+  });
+});
+
+describe('get and describe: failure hooks', () => {
+  it('shows what the hooks do, and in describe what they counted and sent', () => {
+    const schedule: Schedule = {
+      ...base,
+      status: 'PAUSED',
+      pause_note: 'paused by on_failure after 3 failed occurrences in a row (last: handoff failed: x)',
+      on_failure: {
+        after_consecutive: 3,
+        pause: true,
+        notify: { type: 'EVENT', sink_url: 'https://alerts.example/hooks' },
+      },
+      on_recovery: { notify: { type: 'WORKFLOW_SIGNAL', workflow_id: 'pager', signal_name: 'page' } },
+    };
+    const text = formatSchedule(schedule);
+    expect(text).toMatch(
+      /^on failure: +after 3 in a row: pause, notify POST https:\/\/alerts\.example\/hooks$/m,
+    );
+    expect(text).toMatch(/^on recovery: +notify signal page to pager$/m);
+    expect(failureLines(undefined)).toEqual([]);
+    expect(
+      failureLines({
+        consecutive_failures: 3,
+        after_consecutive: 3,
+        failing: true,
+        paused_by_hook: true,
+        last_notice: {
+          notice_id: 'notice/acme/x/failing/1',
+          kind: 'FAILING',
+          at: '2026-12-07T10:30:00.000Z',
+          delivered: false,
+          detail: 'on_failure.notify.sink_url: refused',
+        },
+      }),
+    ).toEqual([
+      'Failures in a row: 3 (hook at 3): failing, paused by the hook; last notice FAILING at 2026-12-07T10:30:00.000Z: NOT delivered (on_failure.notify.sink_url: refused)',
+    ]);
   });
 });

@@ -381,6 +381,40 @@ describe('labels and bulk operations: flags → requests', () => {
     ).toMatch(/^--label \(labels\.team\): a value is empty, or 1 to 63/);
   });
 
+  it('--on-failure, --pause-on-failure and --notify-sink → on_failure and on_recovery', () => {
+    const sink = 'https://alerts.example/hooks';
+    const body = buildCreateRequest(
+      { every: 'PT10M', job: 'tick', onFailure: '5', pauseOnFailure: true, notifySink: sink },
+      undefined,
+      NOW,
+    ) as Record<string, unknown>;
+    expect(body.on_failure).toEqual({
+      after_consecutive: 5,
+      pause: true,
+      notify: { type: 'EVENT', sink_url: sink },
+    });
+    expect(body.on_recovery).toEqual({ notify: { type: 'EVENT', sink_url: sink } });
+    // A sink alone: told when it starts failing (after the server's default of 3) and when it recovers.
+    const notified = buildCreateRequest(
+      { every: 'PT10M', job: 'j', notifySink: sink },
+      undefined,
+      NOW,
+    ) as Record<string, unknown>;
+    expect(notified.on_failure).toEqual({ notify: { type: 'EVENT', sink_url: sink } });
+    expect(
+      usage(() => buildCreateRequest({ every: 'PT10M', job: 'j', onFailure: '2' }, undefined, NOW)),
+    ).toBe('--on-failure: goes with --pause-on-failure or --notify-sink (what to do then)');
+    expect(
+      usage(() =>
+        buildCreateRequest(
+          { every: 'PT10M', job: 'j', onFailure: 'two', pauseOnFailure: true },
+          undefined,
+          NOW,
+        ),
+      ),
+    ).toBe('--on-failure: "two" is not a count of failures (1, 2, 3, …)');
+  });
+
   it('an edit with --label replaces the labels whole', () => {
     expect(buildPatchRequest({ expectedVersion: '3', label: ['team=shipping'] }, undefined, NOW)).toEqual({
       expected_version: 3,

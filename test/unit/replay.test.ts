@@ -661,6 +661,30 @@ describe('v0.11.0: labels upserted as they change, and a JOB started with its ow
   });
 });
 
+describe('v0.11.0: failure hooks (test/histories/record-hooks.ts)', () => {
+  const json = (p: { data?: Uint8Array | null } | undefined) =>
+    JSON.parse(Buffer.from(p?.data ?? []).toString('utf8'));
+
+  it('two failed jobs send a FAILING notice and pause the schedule; the success after the resume sends RECOVERED', () => {
+    const events = named('v0.11.0', 'failure-hooks');
+    const notices = activities(events, 'notify').map(
+      (e) => json(e.activityTaskScheduledEventAttributes?.input?.payloads?.[0]).notice,
+    );
+    expect(notices.map((n) => [n.kind, n.notice_id, n.consecutive_failures])).toEqual([
+      ['FAILING', 'notice/acme/failure-hooks/failing/1', 2],
+      ['RECOVERED', 'notice/acme/failure-hooks/recovered/1', 2],
+    ]);
+    expect(notices[0].failures).toHaveLength(2);
+    // The hook's pause shows in the listing's status, as a user's would.
+    const statuses = events.flatMap((e) => {
+      const field =
+        e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.SchedulerStatus;
+      return field ? [json(field)] : [];
+    });
+    expect(statuses.slice(0, 2)).toEqual(['PAUSED', 'ACTIVE']);
+  });
+});
+
 // The owner registry's histories (test/histories/record-owner-registry.ts): the same reports of two
 // replicas, answered by 0.10.0's registry (which ignores generations) and by the patched one. The replay
 // above replays both; here each recorded answer is checked against the rule its side of the patch selects,

@@ -134,7 +134,7 @@ describe('the schedule state has one writer per field', () => {
 
   it('every owner writes what it owns (the check sees the writes it must see)', () => {
     const owners = new Set(writes.filter((w) => w.kind === 'state').map((w) => ownerOf(w.file)));
-    expect([...owners].sort()).toEqual(['generator', 'invoker', 'ledger', 'lifecycle']);
+    expect([...owners].sort()).toEqual(['generator', 'hooks', 'invoker', 'ledger', 'lifecycle']);
     expect(writes.some((w) => w.kind === 'occurrence' && w.field === 'status')).toBe(true);
   });
 

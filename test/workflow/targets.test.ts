@@ -1,38 +1,13 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { occurrenceId, scheduleWorkflowId } from '../../src/model/ids.js';
 import { ScheduledForKey } from '../../src/workflows/search-attributes.js';
 import { receivedQuery } from '../fixtures/jobs.js';
+import { startSink } from '../helpers/http-sink.js';
 import { JOB_QUEUE, SchedulerHarness } from '../helpers/scheduler-harness.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-
-interface Delivery {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-
-/** A real HTTP sink: answers each POST with the next status of `script` (then 200). */
-async function startSink(
-  script: number[] = [],
-): Promise<{ url: string; deliveries: Delivery[]; server: Server }> {
-  const deliveries: Delivery[] = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      deliveries.push({ headers: req.headers, body: JSON.parse(raw) });
-      res.statusCode = script.shift() ?? 200;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, deliveries, server };
-}
 
 describe('targets and one-shot kinds (time-skipping server)', () => {
   let h: SchedulerHarness;

@@ -6,12 +6,14 @@ import { status } from '@grpc/grpc-js';
 import { ServiceError, type WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import {
+  asNoticeTarget,
   type EditRequestInput,
   type EditResult,
   type NextRun,
   type Schedule,
   type ScheduleDescription,
   type ScheduleSpec,
+  type Target,
   toNextRun,
 } from '../../model/contracts.js';
 import { DEFAULT_TEMPORAL_TIMEOUT_MS } from '../../model/defaults.js';
@@ -140,11 +142,21 @@ export class ScheduleCalls {
    */
   checkTarget(spec: ScheduleSpec): void {
     const policy = this.options.tenantPolicy?.() ?? ALWAYS_CHECKED;
-    const verdict = policy.check(this.tenant, spec.target, {
-      schedulerTaskQueue: this.options.taskQueue,
-      defaultJobTaskQueue: this.defaultJobTaskQueue(),
-    });
-    if (!verdict.allowed) throw new SchedulerError('FORBIDDEN_TARGET', verdict.reason, verdict.field);
+    const check = (target: Target, field: string) => {
+      const verdict = policy.check(this.tenant, target, {
+        schedulerTaskQueue: this.options.taskQueue,
+        defaultJobTaskQueue: this.defaultJobTaskQueue(),
+      });
+      if (!verdict.allowed)
+        throw new SchedulerError('FORBIDDEN_TARGET', verdict.reason, verdict.field.replace(/^target/, field));
+    };
+    check(spec.target, 'target');
+    // A failure hook's notice reaches what a target could: the same policy, its own field named.
+    const notify = [
+      ['on_failure.notify', spec.on_failure?.notify],
+      ['on_recovery.notify', spec.on_recovery?.notify],
+    ] as const;
+    for (const [field, target] of notify) if (target) check(asNoticeTarget(target), field);
   }
 
   /** The tenant's quotas in the policy in force (none without a policy: an SDK embedded with namespace credentials). */

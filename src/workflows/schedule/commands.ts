@@ -37,8 +37,9 @@ const handOffRefusal = (run: ScheduleRun) =>
   run.lifecycle.handOffRefusal(run.version.has(PATCHES.TARGETS_BOUND));
 
 /** A paused schedule fires nothing new: armed jobs go back to being slots, judged again on resume. */
-async function applyPause(run: ScheduleRun, note: string | null) {
+async function applyPause(run: ScheduleRun, note: string | null, byHook = false) {
   if (!run.lifecycle.pause(note)) return;
+  if (byHook) run.hooks.notePaused();
   run.generator.putBack(await run.invoker.disarm('pause', `schedule paused before the occurrence began`));
 }
 
@@ -59,6 +60,7 @@ function applyResume(run: ScheduleRun, ownerRef: string | null) {
   // Before PATCHES.TARGETS_BOUND a resume also took a revoked schedule over; since, only takeOver does.
   if (!run.version.has(PATCHES.TARGETS_BOUND)) takeOverOnResume(run.lifecycle, ownerRef);
   // Slots missed while paused are still in (watermark, now]: the misfire policy judges them.
+  if (run.lifecycle.isPaused) run.hooks.noteResumed();
   run.lifecycle.resume();
 }
 
@@ -66,7 +68,9 @@ async function applyEdit(run: ScheduleRun, request: EditCommand): Promise<EditRe
   const refusal = run.lifecycle.endedRefusal() ?? run.lifecycle.versionRefusal(request.expected_version);
   if (refusal) return refusal;
   // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
+  const before = run.state.spec;
   const version = run.lifecycle.edit(request.spec, request.owner_ref);
+  run.hooks.noteEdited(before);
   if (run.version.ask(PATCHES.VERSION_MEMO)) wf.upsertMemo({ [VERSION_MEMO]: version });
   // Armed jobs were started under the old definition: taken back, their slots are the new one's to decide.
   const armedBefore = run.invoker.armedCount;
@@ -214,7 +218,7 @@ function applyNoteNewerHolidays(run: ScheduleRun, version: string) {
 export async function applyCommand(run: ScheduleRun, command: Command): Promise<void> {
   switch (command.kind) {
     case 'pause':
-      return applyPause(run, command.note);
+      return applyPause(run, command.note, command.byHook);
     case 'revokeOwner':
       return applyRevokeOwner(run, command.reason);
     case 'refuseArmed':

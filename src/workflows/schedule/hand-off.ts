@@ -52,6 +52,8 @@ export interface InFlight {
   jobStarts: number;
   /** Inert local starts (PATCHES.INERT_LOCAL_START): not in jobStarts, they wake nothing. */
   inert: number;
+  /** Failure hooks' notices being sent (./hooks.ts): the run drains them like hand-offs. */
+  notices: number;
 }
 
 /** The part of a run a hand-off reads and records into. */

@@ -43,7 +43,7 @@ export interface InvokerContext {
 }
 
 export class Invoker implements HandOffContext {
-  readonly inFlight: InFlight = { handoffs: 0, jobStarts: 0, inert: 0 };
+  readonly inFlight: InFlight = { handoffs: 0, jobStarts: 0, inert: 0, notices: 0 };
   readonly state: ScheduleState;
   readonly version: RunVersion;
   readonly ledger: Ledger;

@@ -4,8 +4,14 @@
 // finished occurrences make room; active ones stay however many there are.
 import * as wf from '@temporalio/workflow';
 import type { JobStartResult } from '../../activities/handoff.js';
-import type { Occurrence, OccurrenceEnvelope, ScheduleCounters } from '../../model/contracts.js';
+import type {
+  NoticeFailure,
+  Occurrence,
+  OccurrenceEnvelope,
+  ScheduleCounters,
+} from '../../model/contracts.js';
 import { idempotencyKey, occurrenceId } from '../../model/ids.js';
+import { NOTICE_FAILURES_LISTED } from '../../model/views.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import { countDisarmed, countOccurrence, type MetricLabels, recordLateness } from '../metrics.js';
 import { type PendingFire, RECENT_LIMIT, type ScheduleState } from './state.js';
@@ -25,7 +31,20 @@ export interface HandedOff {
   duplicate: boolean;
 }
 
+/** A finished occurrence of a schedule with failure hooks, and the streak it ended or lengthened. */
+export interface FinishedRun {
+  occ: Occurrence;
+  failed: boolean;
+  /** Failures in a row: with this one, or (a success) those it ended. */
+  consecutive: number;
+  /** The last of them, oldest first. */
+  failures: NoticeFailure[];
+}
+
 export class Ledger {
+  /** Told of every finished occurrence of a schedule with on_failure or on_recovery (./hooks.ts). */
+  onFinished: ((run: FinishedRun) => void) | null = null;
+
   constructor(private readonly s: ScheduleState) {}
 
   find(id: string): Occurrence | undefined {
@@ -183,6 +202,39 @@ export class Ledger {
     occ.finished_at = workflowNowIso();
     if (reason) occ.reason = reason;
     this.s.lastCompletedAt = occ.finished_at;
+    this.countStreak(occ);
+  }
+
+  /**
+   * Failures in a row, for the failure hooks: a FAILED occurrence lengthens the streak, a handed-off or
+   * completed one ends it, a cancelled one is neither. Kept only for schedules with hooks.
+   */
+  private countStreak(occ: Occurrence): void {
+    const { spec } = this.s;
+    if ((!spec.on_failure && !spec.on_recovery) || occ.status === 'CANCELLED') return;
+    const failed = occ.status === 'FAILED';
+    this.s.failureStreak ??= { count: 0, recent: [] };
+    const streak = this.s.failureStreak;
+    const ended = { consecutive: streak.count, failures: streak.recent };
+    if (failed) {
+      streak.count += 1;
+      streak.recent = [
+        ...streak.recent,
+        { occurrence_id: occ.occurrence_id, scheduled_for: occ.scheduled_for, reason: occ.reason },
+      ].slice(-NOTICE_FAILURES_LISTED);
+    } else {
+      streak.count = 0;
+      streak.recent = [];
+    }
+    this.onFinished?.(
+      failed
+        ? { occ, failed, consecutive: streak.count, failures: streak.recent }
+        : { occ, failed, ...ended },
+    );
+  }
+
+  get consecutiveFailures(): number {
+    return this.s.failureStreak?.count ?? 0;
   }
 
   recordFailed(occ: Occurrence, reason: string): void {

@@ -19,6 +19,10 @@ export class Lifecycle {
     return this.s.status === 'ACTIVE';
   }
 
+  get isPaused(): boolean {
+    return this.s.status === 'PAUSED';
+  }
+
   get hasEnded(): boolean {
     return isTerminal(this.s.status);
   }

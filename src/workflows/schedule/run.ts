@@ -20,6 +20,7 @@ import { applyMisfirePolicy, runOutcome } from '../policy.js';
 import { LabelsKey } from '../search-attributes.js';
 import { applyCommand } from './commands.js';
 import { SlotGenerator } from './generator.js';
+import { FailureHooks } from './hooks.js';
 import { Invoker } from './invoker.js';
 import { Ledger } from './ledger.js';
 import { upsertEveryAttribute } from './legacy.js';
@@ -42,6 +43,7 @@ export class ScheduleRun {
   readonly generator: SlotGenerator;
   readonly invoker: Invoker;
   readonly ledger: Ledger;
+  readonly hooks: FailureHooks;
   readonly commands: Command[] = [];
   readonly defaultJobTaskQueue: string;
   /** How long before its slot a JOB is armed: input.armLeadMs, or input.armAheadMs when longer (0: never). */
@@ -76,6 +78,19 @@ export class ScheduleRun {
       firstBatch,
     );
     this.invoker = new Invoker(this);
+    this.hooks = new FailureHooks({
+      state: this.state,
+      ledger: this.ledger,
+      commands: this.commands,
+      inFlight: this.invoker.inFlight,
+      wakeLoop: () => this.wakeLoop(),
+    });
+    this.ledger.onFinished = (finished) => this.hooks.observe(finished);
+  }
+
+  /** Hand-offs and notices under way: the run continues as new or ends only once none is. */
+  private get sending(): number {
+    return this.invoker.inFlight.handoffs + this.invoker.inFlight.notices;
   }
 
   wakeLoop(): void {
@@ -159,7 +174,7 @@ export class ScheduleRun {
     return wf.condition(
       () =>
         (this.version.has(PATCHES.HANDLERS_WHILE_DRAINING) && this.commands.length > 0) ||
-        (this.invoker.inFlight.handoffs === 0 && wf.allHandlersFinished()),
+        (this.sending === 0 && wf.allHandlersFinished()),
     );
   }
 
@@ -175,7 +190,7 @@ export class ScheduleRun {
       pendingFires: s.pendingFires.length,
       queued: s.queue.length,
       awaitingHandoff: this.invoker.awaitingHandoff,
-      inFlight: this.invoker.inFlight.handoffs,
+      inFlight: this.sending,
       running: s.running.length,
       endsAfterItsSlots: endsAfterItsSlots(s.spec),
       failed: s.counters.failed,

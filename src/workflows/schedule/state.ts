@@ -7,6 +7,8 @@ import type {
   BackfillResult,
   CancelRequest,
   EditResult,
+  FailureHookView,
+  NoticeFailure,
   Occurrence,
   RecomputeRecord,
   RecomputeRequest,
@@ -130,6 +132,22 @@ export interface ScheduleState {
   disarmed?: Array<{ occurrenceId: string; fireAt: string }>;
   /** Armings so far: names each arming's start request (a re-arm after a disarm is another request). */
   armings?: number;
+  /** Failed occurrences in a row, the last of them listed (only schedules with on_failure or on_recovery). */
+  failureStreak?: { count: number; recent: NoticeFailure[] };
+  /** What the failure hooks did (./hooks.ts); absent until they first had something to decide. */
+  hooks?: HookState;
+}
+
+export interface HookState {
+  /** Times the hook went off: names each notice. */
+  trips: number;
+  /** The streak's length when the hook last went off; null: nothing failed since the last success. */
+  trippedAt: number | null;
+  /** Failures of the streak before the hook's count started again (a resume after its pause, an edit of it). */
+  countedFrom: number;
+  /** The hook paused the schedule and no resume came since. */
+  pausedByHook: boolean;
+  lastNotice: NonNullable<FailureHookView['last_notice']> | null;
 }
 
 export interface TzState {
@@ -212,11 +230,13 @@ export const STATE_OWNERS = {
   counters: 'ledger',
   lastRunAt: 'ledger',
   lastCompletedAt: 'ledger',
-} as const satisfies Record<keyof ScheduleState, 'lifecycle' | 'generator' | 'invoker' | 'ledger'>;
+  failureStreak: 'ledger',
+  hooks: 'hooks',
+} as const satisfies Record<keyof ScheduleState, 'lifecycle' | 'generator' | 'invoker' | 'ledger' | 'hooks'>;
 
 /** What a handler asks of the loop, which applies commands one at a time between slot decisions. */
 export type Command =
-  | { kind: 'pause'; note: string | null }
+  | { kind: 'pause'; note: string | null; byHook?: boolean }
   | { kind: 'resume'; ownerRef: string | null }
   | { kind: 'takeOver'; ownerRef: string; done: (r: { owner_ref: string; taken_over: boolean }) => void }
   | { kind: 'revokeOwner'; reason: string }

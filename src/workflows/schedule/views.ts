@@ -1,7 +1,7 @@
 // What a schedule shows of itself, as pure functions of its state: the describe answer (the schedule.v1
 // view), the next runs, and what listings and the Web UI see. No `wf.*` call: unit-testable on plain values.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { NextRun, ScheduleDescription, ScheduleTzView } from '../../model/contracts.js';
+import type { FailureHookView, NextRun, ScheduleDescription, ScheduleTzView } from '../../model/contracts.js';
 import { labelTokens } from '../../model/labels.js';
 import { isTerminal, scheduleDocument, toNextRun, visibleStatus } from '../../model/views.js';
 import {
@@ -50,7 +50,20 @@ export const nextFireAt = (s: ScheduleState): string | null =>
 export const nextUnarmedFireAt = (s: ScheduleState): string | null =>
   s.pendingFires[0]?.slot.fireAt ?? s.buffer[0]?.fireAt ?? null;
 
+/** What the failure hooks counted and did; null for a schedule without them. */
+export function failureHookView(s: ScheduleState): FailureHookView | null {
+  if (!s.spec.on_failure && !s.spec.on_recovery) return null;
+  return {
+    consecutive_failures: s.failureStreak?.count ?? 0,
+    after_consecutive: s.spec.on_failure?.after_consecutive ?? 1,
+    failing: (s.hooks?.trippedAt ?? null) !== null,
+    paused_by_hook: s.status === 'PAUSED' && (s.hooks?.pausedByHook ?? false),
+    last_notice: s.hooks?.lastNotice ?? null,
+  };
+}
+
 export function describe(s: ScheduleState): ScheduleDescription {
+  const failures = failureHookView(s);
   return {
     schedule: scheduleDocument(s.identity, s.spec, {
       status: s.status,
@@ -81,6 +94,7 @@ export function describe(s: ScheduleState): ScheduleDescription {
           },
         }
       : {}),
+    ...(failures ? { failures } : {}),
   };
 }
 
