@@ -24,7 +24,8 @@ import {
 import type { Ledger } from './ledger.js';
 import { type ScheduleState, watchesCompletion } from './state.js';
 
-const { handOff } = wf.proxyActivities<HandoffActivities>({
+/** A signal or an event, an occurrence's or a failure hook's notice (./hooks.ts). */
+export const HANDOFF_ACTIVITY_OPTIONS: wf.ActivityOptions = {
   // Short, so a hand-off whose worker died is retried soon; an EVENT's POST gives up after 15 s itself.
   startToCloseTimeout: '20s',
   // Transient failures are retried with bounded exponential backoff under the same occurrence key.
@@ -35,7 +36,8 @@ const { handOff } = wf.proxyActivities<HandoffActivities>({
     maximumAttempts: 8,
     nonRetryableErrorTypes: [PERMANENT_HANDOFF_ERROR],
   },
-});
+};
+const { handOff } = wf.proxyActivities<HandoffActivities>(HANDOFF_ACTIVITY_OPTIONS);
 
 /** What failed inside an activity (its cause), or the error itself. */
 export const activityCause = (err: unknown): unknown =>

@@ -6,22 +6,12 @@
 import * as wf from '@temporalio/workflow';
 import type { HandoffActivities } from '../../activities/handoff.js';
 import type { NotifyTarget, ScheduleNotice, ScheduleSpec } from '../../model/contracts.js';
-import { PERMANENT_HANDOFF_ERROR } from '../../model/handoff-failures.js';
 import { workflowNowIso } from '../clock.js';
-import { activityCause, type InFlight } from './hand-off.js';
+import { activityCause, HANDOFF_ACTIVITY_OPTIONS, type InFlight } from './hand-off.js';
 import type { FinishedRun, Ledger } from './ledger.js';
 import type { Command, ScheduleState } from './state.js';
 
-const { notify } = wf.proxyActivities<HandoffActivities>({
-  startToCloseTimeout: '20s',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    maximumAttempts: 8,
-    nonRetryableErrorTypes: [PERMANENT_HANDOFF_ERROR],
-  },
-});
+const { notify } = wf.proxyActivities<HandoffActivities>(HANDOFF_ACTIVITY_OPTIONS);
 
 /** The part of a run the hooks read and act through. */
 export interface HookContext {
