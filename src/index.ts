@@ -38,6 +38,16 @@ export {
   type TimingKind,
   Weekday,
 } from './calendar/timing.js';
+export {
+  AUDIT_MAX_SCHEDULES,
+  AUDIT_MAX_SLOTS,
+  AuditRequest,
+  type AuditRequestInput,
+  AuditSlot,
+  ScheduleAudit,
+  SlotOutcome,
+  TenantAudit,
+} from './model/audit.js';
 export * from './model/contracts.js';
 export { PreviewResult } from './model/http.js';
 export {

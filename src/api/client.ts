@@ -1,6 +1,8 @@
 // The TypeScript client SDK. Every operation is scoped to one tenant (the principal the client was made
 // for): schedule workflow IDs embed the tenant, so a caller cannot reach another tenant's schedules.
 // This module is the SDK's public face; what each operation does lives by concern in ./sdk/.
+
+import type { AuditRequestInput, ScheduleAudit, TenantAudit } from '../model/audit.js';
 import {
   type BackfillRequest,
   type BackfillResult,
@@ -27,6 +29,7 @@ import { parseOrThrow } from './errors.js';
 import type { PatchScheduleInput } from './patch.js';
 import { backoff, poll, type RepeatPolicy } from './retry.js';
 import { type ApplyHooks, applySchedules } from './sdk/apply.js';
+import { type AuditHooks, auditSchedule, auditTenant } from './sdk/audit.js';
 import { backfillSchedule } from './sdk/backfill.js';
 import { type BulkHooks, bulkOperation } from './sdk/bulk.js';
 import { cancelSchedule, deleteSchedule } from './sdk/cancel.js';
@@ -44,6 +47,7 @@ import type {
   SchedulerClientOptions,
   SettleOptions,
 } from './sdk/options.js';
+import { recordedOverride } from './sdk/override.js';
 import { interpretResultOf, previewRuns } from './sdk/previews.js';
 import { recomputeSchedule, recomputeTenant } from './sdk/recompute.js';
 import { ScheduleCalls } from './sdk/schedule-calls.js';
@@ -151,11 +155,25 @@ export class SchedulerClient {
 
   async triggerNow(scheduleId: string, request: TriggerRequest = {}): Promise<Occurrence> {
     const parsed = parseOrThrow(TriggerRequest, request);
-    return await this.calls.runUpdate(scheduleId, triggerNowUpdate, parsed);
+    return await this.calls.runUpdate(scheduleId, triggerNowUpdate, recordedOverride(parsed));
   }
 
   async backfill(scheduleId: string, request: BackfillRequest): Promise<BackfillResult> {
     return await backfillSchedule(this.calls, scheduleId, request);
+  }
+
+  /**
+   * Every slot the schedule's definitions called for from `from` to `to` (each definition for the time it was
+   * in force), with what became of it: ON_TIME, LATE, FAILED, MISSED, SKIPPED, REFUSED, CANCELLED, REMOVED,
+   * RUNNING, PENDING, BEYOND_LEDGER, or UNEXPLAINED (decided with no record: a bug).
+   */
+  async audit(scheduleId: string, request: AuditRequestInput): Promise<ScheduleAudit> {
+    return await auditSchedule(this.calls, scheduleId, request);
+  }
+
+  /** The audit of every schedule of the tenant for a range: counts by outcome, and what was not on time. */
+  async auditTenant(request: AuditRequestInput, hooks: AuditHooks = {}): Promise<TenantAudit> {
+    return await auditTenant(this.calls, request, hooks);
   }
 
   /**

@@ -224,8 +224,10 @@ function targetFlagOf(flags: DefinitionFlags, required: boolean): (typeof TARGET
   return kind;
 }
 
-/** --payload and --payload-ref as a target's fields. */
-function payloadFieldsOf(flags: DefinitionFlags): Pick<Target, 'payload' | 'payload_ref'> {
+/** --payload and --payload-ref as a target's fields (or a trigger's or backfill's override). */
+export function payloadFieldsOf(
+  flags: Pick<DefinitionFlags, 'payload' | 'payloadRef'>,
+): Pick<Target, 'payload' | 'payload_ref'> {
   let payload: Record<string, unknown> | undefined;
   if (flags.payload !== undefined) {
     const value = parseJsonText('--payload', flags.payload);

@@ -26,6 +26,7 @@ import {
   buildPauseRequest,
   buildRecomputeRequest,
   buildTriggerRequest,
+  type OverrideFlags,
   type RecomputeFlags,
 } from './requests.js';
 
@@ -60,10 +61,13 @@ export function triggerCommand(program: Command, cli: Cli): void {
     serverCommand(program, 'trigger <id>', 'run one occurrence now (idempotent on --at)', [
       'scheduler trigger weekday-sync',
       "scheduler trigger weekday-sync --at 2026-11-02T07:00:00Z --reason 'support ticket 42'",
+      `scheduler trigger weekday-sync --payload '{"region":"eu","full":true}'`,
     ])
       .option('--at <instant>', 'the slot this run stands for, an instant with Z or an offset (default: now)')
-      .option('--reason <text>', 'recorded with the occurrence'),
-  ).action(async (id: string, flags: CommonFlags & { at?: string; reason?: string }) => {
+      .option('--reason <text>', 'recorded with the occurrence')
+      .option('--payload <json>', "run with this JSON object instead of the target's payload")
+      .option('--payload-ref <ref>', "run with this payload_ref instead of the target's"),
+  ).action(async (id: string, flags: CommonFlags & { at?: string; reason?: string } & OverrideFlags) => {
     const path = schedulePath(id, '/trigger');
     const body = buildTriggerRequest(flags);
     const res = await cli.client(flags).request<Occurrence>('POST', path, { body });
@@ -78,13 +82,20 @@ export function backfillCommand(program: Command, cli: Cli): void {
     ])
       .option('--from <instant>', 'start of the range (an instant with Z or an offset)')
       .option('--to <instant>', 'end of the range')
-      .option('--reason <text>', 'recorded with each occurrence'),
-  ).action(async (id: string, flags: CommonFlags & { from?: string; to?: string; reason?: string }) => {
-    const path = schedulePath(id, '/backfill');
-    const body = buildBackfillRequest(flags);
-    const res = await cli.client(flags).request<BackfillResult>('POST', path, { body });
-    cli.answer(flags, res.body, (result) => formatBackfill(id, body.from, body.to, result));
-  });
+      .option('--reason <text>', 'recorded with each occurrence')
+      .option('--payload <json>', "every slot runs with this JSON object instead of the target's payload")
+      .option('--payload-ref <ref>', "every slot runs with this payload_ref instead of the target's"),
+  ).action(
+    async (
+      id: string,
+      flags: CommonFlags & { from?: string; to?: string; reason?: string } & OverrideFlags,
+    ) => {
+      const path = schedulePath(id, '/backfill');
+      const body = buildBackfillRequest(flags);
+      const res = await cli.client(flags).request<BackfillResult>('POST', path, { body });
+      cli.answer(flags, res.body, (result) => formatBackfill(id, body.from, body.to, result));
+    },
+  );
 }
 
 export function cancelCommand(program: Command, cli: Cli): void {

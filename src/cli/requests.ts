@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { CalendarError } from '../calendar/index.js';
 import type { Timing } from '../calendar/timing.js';
+import { AuditRequest } from '../model/audit.js';
 import {
   BackfillRequest,
   BulkRequest,
@@ -33,6 +34,7 @@ import {
   flagName,
   given,
   parseJsonText,
+  payloadFieldsOf,
   policiesFromFlags,
   rejectMixedFile,
   TIMING_FLAGS,
@@ -305,15 +307,49 @@ export function buildOccurrencesQuery(flags: { limit?: string; cursor?: string }
   return checked(ListOccurrencesQuery, query, { limit: '--limit', cursor: '--cursor' });
 }
 
+export interface AuditFlags {
+  from?: string;
+  to?: string;
+  lateAfter?: string;
+}
+
+/** `audit`'s query: --from is required, --to defaults to now. */
+export function buildAuditQuery(flags: AuditFlags, now: Date): Record<string, string> {
+  if (flags.from === undefined)
+    throw new UsageError('--from', 'is required (the first instant of the range)');
+  const query: Record<string, string> = { from: flags.from, to: flags.to ?? now.toISOString() };
+  if (flags.lateAfter !== undefined) query.late_after_s = flags.lateAfter;
+  instantMessages(() =>
+    checked(AuditRequest, query, { from: '--from', to: '--to', late_after_s: '--late-after' }),
+  );
+  return query;
+}
+
 export function buildPauseRequest(flags: { note?: string }): PauseRequest {
   return checked(PauseRequest, flags.note !== undefined ? { note: flags.note } : {}, { note: '--note' });
 }
 
-export function buildTriggerRequest(flags: { at?: string; reason?: string }): TriggerRequest {
-  const body: Record<string, unknown> = {};
+/** The flags of a run with a payload override: `trigger` and `backfill`. */
+export interface OverrideFlags {
+  payload?: string;
+  payloadRef?: string;
+}
+
+const OVERRIDE_FLAGS = { 'override.payload': '--payload', 'override.payload_ref': '--payload-ref' };
+
+/** --payload / --payload-ref → `override` (none given: the schedule's own payload). */
+function overrideOf(flags: OverrideFlags): Record<string, unknown> {
+  const pair = payloadFieldsOf(flags);
+  return Object.keys(pair).length > 0 ? { override: pair } : {};
+}
+
+export function buildTriggerRequest(flags: { at?: string; reason?: string } & OverrideFlags): TriggerRequest {
+  const body: Record<string, unknown> = { ...overrideOf(flags) };
   if (flags.at !== undefined) body.scheduled_for = flags.at;
   if (flags.reason !== undefined) body.reason = flags.reason;
-  return instantMessages(() => checked(TriggerRequest, body, { scheduled_for: '--at', reason: '--reason' }));
+  return instantMessages(() =>
+    checked(TriggerRequest, body, { scheduled_for: '--at', reason: '--reason', ...OVERRIDE_FLAGS }),
+  );
 }
 
 export interface RecomputeFlags {
@@ -334,18 +370,20 @@ export function buildRecomputeRequest(flags: RecomputeFlags): RecomputeRequest {
   });
 }
 
-export function buildBackfillRequest(flags: {
-  from?: string;
-  to?: string;
-  reason?: string;
-}): BackfillRequest {
+export function buildBackfillRequest(
+  flags: {
+    from?: string;
+    to?: string;
+    reason?: string;
+  } & OverrideFlags,
+): BackfillRequest {
   if (flags.from === undefined)
     throw new UsageError('--from', 'is required (the first instant of the range)');
   if (flags.to === undefined) throw new UsageError('--to', 'is required (the end of the range)');
-  const body: Record<string, unknown> = { from: flags.from, to: flags.to };
+  const body: Record<string, unknown> = { from: flags.from, to: flags.to, ...overrideOf(flags) };
   if (flags.reason !== undefined) body.reason = flags.reason;
   return instantMessages(() =>
-    checked(BackfillRequest, body, { from: '--from', to: '--to', reason: '--reason' }),
+    checked(BackfillRequest, body, { from: '--from', to: '--to', reason: '--reason', ...OVERRIDE_FLAGS }),
   );
 }
 

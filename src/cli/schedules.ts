@@ -12,6 +12,7 @@
  */
 import type { Command } from 'commander';
 import { applyCommand } from './apply-command.js';
+import { auditCommand } from './audit-command.js';
 import { type CliIo, cliOf } from './command-context.js';
 import { createCommand, editCommand } from './define-commands.js';
 import {
@@ -42,6 +43,7 @@ const COMMANDS = [
   cancelCommand,
   deleteCommand,
   occurrencesCommand,
+  auditCommand,
   recomputeCommand,
   bulkCommand,
   applyCommand,

@@ -13,7 +13,7 @@ import {
   MAX_LABELS,
   parseLabelSelector,
 } from './labels.js';
-import { Identifier, Target } from './targets.js';
+import { Identifier, PayloadOverride, Target } from './targets.js';
 
 export { BusinessDaysOptions, BusinessDayTiming } from '../calendar/timing.js';
 export {
@@ -34,6 +34,7 @@ export {
   MAX_PAYLOAD_BYTES,
   MAX_PAYLOAD_DEPTH,
   PAYLOAD_TOO_LARGE_REASON,
+  PayloadOverride,
   payloadBytes,
   Target,
   WorkflowSignalTarget,
@@ -189,6 +190,12 @@ export const Occurrence = z.object({
     .describe(
       'the holiday data release that decided the business day (e.g. date-holidays@3.37.0); only for a schedule with business_days',
     ),
+  override: z
+    .string()
+    .optional()
+    .describe(
+      "digest of the payload override a trigger or backfill ran it with (also the end of its occurrence ID, `~override-<digest>`); absent: the schedule's own payload",
+    ),
 });
 export type Occurrence = z.infer<typeof Occurrence>;
 
@@ -204,6 +211,7 @@ export const OccurrenceEnvelope = z.object({
   trigger: z.enum(['SCHEDULE', 'MANUAL', 'BACKFILL']),
   payload_ref: z.string().nullable(),
   payload: z.record(z.string(), z.unknown()).nullable(),
+  override: z.string().optional().describe('set when the run carries a payload override: its digest'),
 });
 export type OccurrenceEnvelope = z.infer<typeof OccurrenceEnvelope>;
 
@@ -418,12 +426,22 @@ export const TriggerRequest = z
   .object({
     scheduled_for: instant.optional().describe('the slot this manual run stands for; default: now'),
     reason: z.string().max(500).optional(),
+    override: PayloadOverride.optional().describe(
+      "run with this payload instead of the target's: a slot may run once per distinct override besides its own run",
+    ),
   })
   .strict();
 export type TriggerRequest = z.infer<typeof TriggerRequest>;
 
 export const BackfillRequest = z
-  .object({ from: instant, to: instant, reason: z.string().max(500).optional() })
+  .object({
+    from: instant,
+    to: instant,
+    reason: z.string().max(500).optional(),
+    override: PayloadOverride.optional().describe(
+      "every backfilled slot runs with this payload instead of the target's",
+    ),
+  })
   .strict()
   .refine((r) => Date.parse(r.from) < Date.parse(r.to), { message: 'from must be before to', path: ['to'] })
   // The calendar computes the years 1000 to 9999; a day's margin at each end covers any UTC offset.

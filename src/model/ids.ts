@@ -30,17 +30,30 @@ export function canonicalInstant(iso: string): string {
  * The occurrence of a slot, from schedule ID and `scheduled_for`. Also the workflow ID of a started JOB,
  * which is what makes a second start of the same slot fail as a duplicate instead of running twice.
  */
-export function occurrenceId(tenantId: string, scheduleId: string, scheduledFor: string): string {
-  return `${occurrenceIdPrefix(tenantId, scheduleId)}${canonicalInstant(scheduledFor)}`;
+export function occurrenceId(
+  tenantId: string,
+  scheduleId: string,
+  scheduledFor: string,
+  override?: string,
+): string {
+  return `${occurrenceIdPrefix(tenantId, scheduleId)}${canonicalInstant(scheduledFor)}${overrideSuffix(override)}`;
 }
+
+/**
+ * A run with a payload override (trigger, backfill) is another occurrence of its slot, named by the
+ * override's digest: the same override again is the same occurrence (a retried request runs once), another
+ * one is another run.
+ */
+const overrideSuffix = (override: string | undefined): string =>
+  override === undefined ? '' : `~override-${override}`;
 
 /** What every occurrence ID (so every JOB workflow ID) of one schedule starts with. */
 export const occurrenceIdPrefix = (tenantId: string, scheduleId: string): string =>
   `occurrence/${tenantId}/${scheduleId}/`;
 
 /** The key targets deduplicate on (SPEC: `schedule:<schedule_id>:<scheduled_for>`; instant in UTC). */
-export function idempotencyKey(scheduleId: string, scheduledFor: string): string {
-  return `schedule:${scheduleId}:${canonicalInstant(scheduledFor)}`;
+export function idempotencyKey(scheduleId: string, scheduledFor: string, override?: string): string {
+  return `schedule:${scheduleId}:${canonicalInstant(scheduledFor)}${overrideSuffix(override)}`;
 }
 
 /** The deployment's owner registry (workflows/owner-registry.ts): one per namespace, never a target. */

@@ -115,5 +115,21 @@ export const EventTarget = z
   })
   .strict();
 
+/**
+ * What a trigger or a backfill runs with instead of the target's payload: the pair replaced whole (what it
+ * omits is absent from the run, not taken from the schedule). Checked as a definition's payload is.
+ */
+export const PayloadOverride = z
+  .object({ payload: payload.optional(), payload_ref: payloadRef.optional() })
+  .strict()
+  .refine((o) => o.payload !== undefined || o.payload_ref !== undefined, {
+    message: 'an override gives payload, payload_ref or both',
+  })
+  .refine((o) => o.payload === undefined || payloadBytes(o.payload) <= MAX_PAYLOAD_BYTES, {
+    message: PAYLOAD_TOO_LARGE_REASON,
+    path: ['payload'],
+  });
+export type PayloadOverride = z.infer<typeof PayloadOverride>;
+
 export const Target = z.discriminatedUnion('type', [JobTarget, WorkflowSignalTarget, EventTarget]);
 export type Target = z.infer<typeof Target>;

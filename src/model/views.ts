@@ -36,6 +36,12 @@ export const RECENT_OCCURRENCES_KEPT = 256;
 /** The failures a failure hook's notice lists (the streak's last ones). */
 export const NOTICE_FAILURES_LISTED = 10;
 
+/** A definition without its target's inline payload: what an audit needs of it, at a fraction of the size. */
+export function withoutPayload(spec: ScheduleSpec): ScheduleSpec {
+  const { payload: _payload, ...target } = spec.target;
+  return { ...spec, target: target as ScheduleSpec['target'] };
+}
+
 /** Statuses a schedule never leaves (its workflow has ended or is ending). */
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 export const isTerminal = (status: string): boolean => TERMINAL_STATUSES.has(status);

@@ -3,6 +3,7 @@
 // implementation, so a caller does not load workflow code to talk to a schedule. Names are part of the
 // public contract: users' own tools (tctl, the Web UI, other SDKs) call them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ScheduleAuditRecord } from '../model/audit.js';
 import type {
   BackfillRequest,
   BackfillResult,
@@ -10,6 +11,7 @@ import type {
   EditRequest,
   EditResult,
   Occurrence,
+  PayloadOverride,
   RecomputeRequest,
   RecomputeResult,
   ResumeRequest,
@@ -64,13 +66,19 @@ export const takeOverUpdate = defineUpdate<
   { owner_ref: string; taken_over: boolean },
   [{ owner_ref: string }]
 >('takeOver');
-export const triggerNowUpdate = defineUpdate<Occurrence, [TriggerRequest]>('triggerNow');
-export const backfillUpdate = defineUpdate<BackfillResult, [BackfillRequest]>('backfill');
+/** A payload override as the SDK sends it: with its digest (sha256 of its canonical JSON, 16 hex). */
+export type RecordedOverride = PayloadOverride & { digest: string };
+export type TriggerCommand = Omit<TriggerRequest, 'override'> & { override?: RecordedOverride };
+export type BackfillCommand = Omit<BackfillRequest, 'override'> & { override?: RecordedOverride };
+export const triggerNowUpdate = defineUpdate<Occurrence, [TriggerCommand]>('triggerNow');
+export const backfillUpdate = defineUpdate<BackfillResult, [BackfillCommand]>('backfill');
 /** `delete: true` (set by the SDK's delete, never by a caller's cancel body) also hides it from listings. */
 export const cancelUpdate = defineUpdate<ScheduleDescription, [CancelRequest & { delete?: boolean }]>(
   'cancel',
 );
 export const describeQuery = defineQuery<ScheduleDescription>('describe');
+/** What the audit joins expected slots with (src/api/sdk/audit.ts computes the rest). */
+export const auditQuery = defineQuery<ScheduleAuditRecord>('audit');
 /**
  * Nothing but a workflow task: a schedule created asleep (started with a delay to its first arming point,
  * so a creation costs no worker time) cannot answer a query before its first task; the API wakes it

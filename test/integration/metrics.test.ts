@@ -10,8 +10,10 @@ import { repoRoot } from '../../scripts/toolchain.mjs';
 import { KeyRing } from '../../src/api/auth.js';
 import { createApiMetrics } from '../../src/api/http/metrics.js';
 import { buildApi } from '../../src/api/http/server.js';
+import { ScheduleSpec } from '../../src/model/contracts.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { freePort } from '../../src/runtime/ports.js';
+import { initialState } from '../../src/workflows/schedule/state.js';
 import { startEventSink } from '../helpers/http-api.js';
 import { type Spawned, spawnProcess } from '../helpers/process.js';
 import { promSample } from '../helpers/product.js';
@@ -22,6 +24,7 @@ import {
   killHard,
   SCHEDULER_QUEUE,
   type Stack,
+  startScheduleWorkflow,
   startStack,
   stopStack,
 } from './support.js';
@@ -81,6 +84,47 @@ afterAll(async () => {
 });
 
 describe('metrics', () => {
+  it('an audit that finds decided slots with no record says UNEXPLAINED and counts them in scheduler_audit_unexplained_slots_total', async () => {
+    // A ledger that lost its records cannot be produced on demand (it is the bug this detects): the schedule
+    // is started directly with a state that has decided the last hour (its watermark is now) and holds no
+    // record of it, as a ledger that dropped them would.
+    const worker = await startProductWorker();
+    const createdAt = new Date(Date.now() - 60 * 60_000).toISOString();
+    const spec = ScheduleSpec.parse({
+      timing: { kind: 'INTERVAL', every: 'PT10M' },
+      target: { type: 'EVENT', event_type: 'tick', sink_url: sink.url },
+    });
+    const input = {
+      identity: { schedule_id: 'lost-records', tenant_id: 'acme', owner_ref: 'alice' },
+      spec,
+      defaultJobTaskQueue: JOB_QUEUE,
+    };
+    const state = { ...initialState(input, createdAt), watermark: new Date().toISOString() };
+    await startScheduleWorkflow(stack, {
+      scheduleId: 'lost-records',
+      spec,
+      ownerRef: 'alice',
+      createdAtMs: Date.parse(createdAt),
+      state,
+    } as never);
+    const res = await fetch(
+      `${apiBase}/v1/schedules/lost-records/audit?from=${encodeURIComponent(createdAt)}&to=${encodeURIComponent(new Date().toISOString())}`,
+      {
+        headers: { authorization: `Bearer ${KEY}` },
+      },
+    );
+    expect(res.status).toBe(200);
+    const audit = (await res.json()) as {
+      counts: Record<string, number>;
+      slots: Array<{ outcome: string; reason: string }>;
+    };
+    expect(audit.counts).toEqual({ UNEXPLAINED: 6 });
+    expect(audit.slots[0]!.reason).toBe('decided, and no record of it');
+    const scraped = await (await fetch(`${apiBase}/metrics`)).text();
+    expect(promSample(scraped, 'scheduler_audit_unexplained_slots_total', { tenant: 'acme' })).toBe(6);
+    await killHard(worker);
+  });
+
   it('a worker-only process exports occurrence counters and lateness that match the schedule, across a restart', async () => {
     let worker = await startProductWorker();
     await stack.sdk.create({

@@ -118,6 +118,39 @@ describe('worker outage of ~31 s on the dev server: misfire policy on real downt
     }
   });
 
+  it("the audit explains every slot of the outage (MISSED, LATE), none unexplained; the tenant's report sums the three", async () => {
+    const range = {
+      from: new Date(killedAt - 20_000).toISOString(),
+      to: new Date(resumedAt + 10_000).toISOString(),
+      late_after_s: MAX_LATENESS_MS / 1000,
+    };
+    const expected: Record<MisfirePolicy, string[]> = {
+      SKIP: ['MISSED'],
+      FIRE_ONCE: ['MISSED', 'LATE'],
+      CATCH_UP: ['LATE'],
+    };
+    const summed: Record<string, number> = {};
+    for (const misfire of POLICIES) {
+      const audit = await stack!.sdk.audit(idOf(misfire), range);
+      expect(audit.counts.UNEXPLAINED ?? 0).toBe(0);
+      // The slots found later than max_lateness_s when the new worker woke them (the misfire policy's).
+      const outcome = outcomes.get(misfire)!;
+      const late = new Set(outcome.late.map((o) => o.scheduled_for));
+      const inOutage = audit.slots.filter((s) => late.has(s.scheduled_for));
+      expect(inOutage).toHaveLength(late.size);
+      for (const s of inOutage) expect(expected[misfire]).toContain(s.outcome);
+      if (misfire === 'FIRE_ONCE')
+        expect(inOutage.filter((s) => s.outcome === 'LATE')).toHaveLength(
+          outcome.onTime.length === 0 ? 1 : 0,
+        );
+      for (const s of inOutage.filter((x) => x.outcome === 'MISSED')) expect(s.reason).toMatch(/^late by /);
+      for (const [outcome, n] of Object.entries(audit.counts)) summed[outcome] = (summed[outcome] ?? 0) + n;
+    }
+    const report = await stack!.sdk.auditTenant(range);
+    expect(report).toMatchObject({ schedules_read: 3, unread: [], counts: summed });
+    expect(report.schedules.map((s) => s.schedule_id).sort()).toEqual(POLICIES.map(idOf).sort());
+  });
+
   it('SKIP: no occurrence for the slots missed in the outage', () => {
     expectSkip(outcomes.get('SKIP')!);
   });

@@ -6,12 +6,14 @@ import { describe, expect, it } from 'vitest';
 import {
   failureLines,
   formatApply,
+  formatAudit,
   formatBackfill,
   formatBulk,
   formatDescription,
   formatOccurrences,
   formatSchedule,
   formatScheduleList,
+  formatTenantAudit,
   inZone,
   terminalSafe,
   zoneOf,
@@ -416,6 +418,62 @@ describe('get and describe: failure hooks', () => {
       }),
     ).toEqual([
       'Failures in a row: 3 (hook at 3): failing, paused by the hook; last notice FAILING at 2026-12-07T10:30:00.000Z: NOT delivered (on_failure.notify.sink_url: refused)',
+    ]);
+  });
+});
+
+describe('audit', () => {
+  it('shows the counts, the reach, and the slots not on time (all with --all)', () => {
+    const audit = {
+      schedule_id: 'nightly',
+      from: '2026-12-06T18:00:00.000Z',
+      to: '2026-12-07T08:00:00.000Z',
+      reach: { ledger_since: null, definitions_since: '2026-12-01T00:00:00.000Z' },
+      counts: { ON_TIME: 1, MISSED: 1 },
+      slots: [
+        {
+          scheduled_for: '2026-12-06T20:00:00+02:00',
+          version: 1,
+          outcome: 'ON_TIME' as const,
+          reason: null,
+          occurrence_id: 'o1',
+          lateness_s: 0.23,
+        },
+        {
+          scheduled_for: '2026-12-06T21:00:00+02:00',
+          version: 1,
+          outcome: 'MISSED' as const,
+          reason: 'late by 3600 s (max_lateness_s=60); misfire SKIP',
+          occurrence_id: 'o2',
+          lateness_s: null,
+        },
+      ],
+      other_runs: [],
+    };
+    const text = formatAudit(audit, false);
+    expect(text.split('\n')[0]).toBe(
+      'nightly 2026-12-06T18:00:00.000Z .. 2026-12-07T08:00:00.000Z: 2 slot(s): 1 ON_TIME, 1 MISSED',
+    );
+    expect(text).toMatch(/^ledger: complete; definitions known since 2026-12-01T00:00:00.000Z$/m);
+    expect(text).toMatch(/2026-12-06 21:00:00 \+02:00 +1 +MISSED +late by 3600 s/);
+    expect(text).not.toMatch(/ON_TIME +0\.2s/);
+    expect(formatAudit(audit, true)).toMatch(/2026-12-06 20:00:00 \+02:00 +1 +ON_TIME +0\.2s/);
+    expect(
+      formatTenantAudit({
+        from: audit.from,
+        to: audit.to,
+        schedules_read: 3,
+        counts: { ON_TIME: 5, MISSED: 1 },
+        schedules: [{ schedule_id: 'nightly', counts: audit.counts, not_on_time: [audit.slots[1]!] }],
+        unread: [{ schedule_id: 'gone', reason: 'the scheduler worker did not answer' }],
+      }).split('\n'),
+    ).toEqual([
+      '2026-12-06T18:00:00.000Z .. 2026-12-07T08:00:00.000Z: 3 schedule(s) read: 5 ON_TIME, 1 MISSED',
+      'nightly: 1 ON_TIME, 1 MISSED',
+      expect.stringMatching(/^SCHEDULED FOR/),
+      expect.stringMatching(/^-/),
+      expect.stringMatching(/MISSED/),
+      'not read: gone: the scheduler worker did not answer',
     ]);
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/preview.js';
 import {
   buildApplyRequest,
+  buildAuditQuery,
   buildBackfillRequest,
   buildBulkRequest,
   buildCancelRequest,
@@ -329,6 +330,16 @@ describe('the other commands', () => {
       from: '2026-11-02T00:00:00Z',
       to: '2026-11-07T00:00:00+02:00',
     });
+    expect(buildTriggerRequest({ payload: '{"region":"eu"}', payloadRef: 'state://x' })).toEqual({
+      override: { payload: { region: 'eu' }, payload_ref: 'state://x' },
+    });
+    expect(
+      buildBackfillRequest({
+        from: '2026-11-02T00:00:00Z',
+        to: '2026-11-03T00:00:00Z',
+        payloadRef: 'state://y',
+      }),
+    ).toMatchObject({ override: { payload_ref: 'state://y' } });
     expect(buildCancelRequest({})).toEqual({});
     expect(buildCancelRequest({ note: 'replaced', cancelRunning: true })).toEqual({
       note: 'replaced',
@@ -340,6 +351,12 @@ describe('the other commands', () => {
     [() => buildTriggerRequest({ at: 'now' }), /^--at: must be an ISO 8601 instant/],
     [() => buildTriggerRequest({ at: '2026-01-01T00:00:00' }), /^--at: must be an ISO 8601 instant/],
     [() => buildBackfillRequest({ to: '2026-01-01T00:00:00Z' }), /^--from: is required/],
+    [() => buildTriggerRequest({ payload: '[1]' }), /^--payload: must be a JSON object/],
+    [
+      () => buildTriggerRequest({ payload: JSON.stringify({ blob: 'x'.repeat(17_000) }) }),
+      /^--payload: the payload is larger than 16 KiB/,
+    ],
+    [() => buildTriggerRequest({ payloadRef: '' }), /^--payload-ref: /],
     [() => buildBackfillRequest({ from: '2026-01-01T00:00:00Z' }), /^--to: is required/],
     [
       () => buildBackfillRequest({ from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' }),
@@ -413,6 +430,32 @@ describe('labels and bulk operations: flags → requests', () => {
         ),
       ),
     ).toBe('--on-failure: "two" is not a count of failures (1, 2, 3, …)');
+  });
+
+  it('audit: --from required, --to defaults to now, instants and --late-after checked', () => {
+    expect(buildAuditQuery({ from: '2026-11-29T18:00:00Z' }, NOW)).toEqual({
+      from: '2026-11-29T18:00:00Z',
+      to: NOW.toISOString(),
+    });
+    expect(
+      buildAuditQuery({ from: '2026-11-29T18:00:00Z', to: '2026-11-30T08:00:00+02:00', lateAfter: '5' }, NOW),
+    ).toEqual({
+      from: '2026-11-29T18:00:00Z',
+      to: '2026-11-30T08:00:00+02:00',
+      late_after_s: '5',
+    });
+    expect(usage(() => buildAuditQuery({}, NOW))).toBe(
+      '--from: is required (the first instant of the range)',
+    );
+    expect(usage(() => buildAuditQuery({ from: 'yesterday' }, NOW))).toMatch(
+      /^--from: must be an ISO 8601 instant/,
+    );
+    expect(
+      usage(() => buildAuditQuery({ from: '2026-12-08T00:00:00Z', to: '2026-12-07T00:00:00Z' }, NOW)),
+    ).toBe('--to: from must be before to');
+    expect(usage(() => buildAuditQuery({ from: '2026-11-29T00:00:00Z', lateAfter: '-1' }, NOW))).toMatch(
+      /^--late-after: /,
+    );
   });
 
   it('an edit with --label replaces the labels whole', () => {

@@ -685,6 +685,30 @@ describe('v0.11.0: failure hooks (test/histories/record-hooks.ts)', () => {
   });
 });
 
+describe('v0.11.0: payload overrides (test/histories/record-override.ts)', () => {
+  it('each override run is started once, with the override, under an ID that says so', () => {
+    const starts = activities(named('v0.11.0', 'payload-override'), 'startJobWorkflow').map(
+      (e) =>
+        JSON.parse(
+          Buffer.from(e.activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data ?? []).toString(
+            'utf8',
+          ),
+        ).occurrence,
+    );
+    const overridden = starts.filter((o) => o.override !== undefined);
+    // Two triggers and a backfill of three slots; the same backfill again started nothing.
+    expect(overridden).toHaveLength(5);
+    expect(new Set(overridden.map((o) => o.occurrence_id)).size).toBe(5);
+    for (const o of overridden) expect(o.occurrence_id.endsWith(`~override-${o.override}`)).toBe(true);
+    expect(overridden.filter((o) => o.payload?.scope === 'full')).toHaveLength(4);
+    expect(
+      overridden.filter((o) => o.payload_ref === 'state://reindex/all' && o.payload === null),
+    ).toHaveLength(1);
+    for (const o of starts.filter((s) => s.override === undefined))
+      expect(o.payload).toEqual({ scope: 'delta' });
+  });
+});
+
 // The owner registry's histories (test/histories/record-owner-registry.ts): the same reports of two
 // replicas, answered by 0.10.0's registry (which ignores generations) and by the patched one. The replay
 // above replays both; here each recorded answer is checked against the rule its side of the patch selects,

@@ -9,6 +9,7 @@ import { ScheduleSpec, type ScheduleSpecInput } from '../../src/model/contracts.
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { TenantPolicy } from '../../src/model/tenant-policy.js';
 import { ownerRevokedSignal, SCHEDULE_WORKFLOW_TYPE } from '../../src/workflows/definitions.js';
+import { handoffBound } from '../../src/workflows/policy.js';
 import { handOffsPerTask, historiesOfEveryRun } from '../helpers/history.js';
 import {
   JOB_QUEUE,
@@ -149,6 +150,26 @@ describe('hand-offs in flight are bounded per schedule (time-skipping server)', 
     expect(chunks[0]).toBe(16);
     expect(Math.max(...chunks)).toBeLessThanOrEqual(16);
     for (const d of sink.deliveries) expect((d.data.payload as { blob: string }).blob).toHaveLength(60_000);
+  });
+
+  it("a backfill's payload override bounds its hand-offs as a definition's payload would (16 KB: 58 at once)", async () => {
+    sink = await startFaultSink(() => ({ status: 200, afterMs: 20 }));
+    const { sdk } = await start(TenantPolicy.openToAll());
+    await hourlyToSink(sdk, 'big-override');
+    const override = { payload: { blob: 'y'.repeat(16_000) } };
+    const bound = handoffBound(null, JSON.stringify(override.payload).length);
+    expect(bound).toBe(58);
+    const result = await sdk.backfill('big-override', { ...(await lastHours(80)), override });
+    expect(result.emitted).toHaveLength(80);
+    await eventually(
+      '80 deliveries',
+      async () => deliveredIds('big-override').size === 80 || undefined,
+      60_000,
+    );
+    const chunks = handOffsPerTask(await history('big-override'));
+    expect(chunks[0]).toBe(bound);
+    expect(Math.max(...chunks)).toBeLessThanOrEqual(bound);
+    for (const d of sink.deliveries) expect((d.data.payload as { blob: string }).blob).toHaveLength(16_000);
   });
 
   it('a quota lowered in the policy reaches the running schedule with its next hand-off results', async () => {

@@ -298,4 +298,116 @@ describe('targets and one-shot kinds (time-skipping server)', () => {
     ]);
     expect(new Set(h.runs.map((r) => r.occurrenceId)).size).toBe(3);
   });
+
+  // Trigger and backfill with a payload override (issue 42): the run carries the override instead of the
+  // target's payload, under an occurrence ID that says so; the same override again is the same occurrence.
+  it('override: EVENT, a trigger with an override delivers it once; the schedule keeps its own payload', async () => {
+    const sink = await startSink();
+    sinks.push(sink.server);
+    const sdk = h.sdk();
+    await sdk.create({
+      schedule_id: 'export',
+      target: {
+        type: 'EVENT',
+        event_type: 'export.due',
+        sink_url: sink.url,
+        payload: { region: 'us' },
+        payload_ref: 'state://exports/us',
+      },
+      timing: { kind: 'INTERVAL', every: 'PT1H' },
+    });
+    const at = new Date((await h.now()) - HOUR).toISOString();
+    const override = { payload: { region: 'eu', full: true } };
+    const first = await sdk.triggerNow('export', { scheduled_for: at, override, reason: 'ticket 7' });
+    expect(first.occurrence_id).toMatch(/^occurrence\/acme\/export\/.+Z~override-[0-9a-f]{16}$/);
+    expect(first.override).toBe(first.occurrence_id.split('~override-')[1]);
+    expect(first.idempotency_key).toMatch(/~override-[0-9a-f]{16}$/);
+    expect(first.payload_ref).toBeNull();
+    // The same override again (a retried request): the same occurrence, delivered once.
+    const again = await sdk.triggerNow('export', {
+      scheduled_for: at,
+      override: { payload: { full: true, region: 'eu' } },
+    });
+    expect(again.occurrence_id).toBe(first.occurrence_id);
+    // Another override of the same slot is another run; no override is the slot's own run.
+    const other = await sdk.triggerNow('export', {
+      scheduled_for: at,
+      override: { payload_ref: 'state://exports/apac' },
+    });
+    const own = await sdk.triggerNow('export', { scheduled_for: at });
+    expect(new Set([first.occurrence_id, other.occurrence_id, own.occurrence_id]).size).toBe(3);
+    expect(own.occurrence_id.endsWith('~override-')).toBe(false);
+
+    await h.env.sleep(60_000);
+    for (const deadline = Date.now() + 30_000; sink.deliveries.length < 3 && Date.now() < deadline; )
+      await new Promise((r) => setTimeout(r, 100));
+    const byId = new Map(
+      sink.deliveries.map((d) => [d.body.id as string, d.body.data as Record<string, unknown>]),
+    );
+    expect(sink.deliveries).toHaveLength(3);
+    expect(byId.get(first.occurrence_id)).toMatchObject({ payload: override.payload, payload_ref: null });
+    expect(byId.get(other.occurrence_id)).toMatchObject({
+      payload: null,
+      payload_ref: 'state://exports/apac',
+    });
+    expect(byId.get(own.occurrence_id)).toMatchObject({
+      payload: { region: 'us' },
+      payload_ref: 'state://exports/us',
+    });
+
+    const { recent_occurrences } = await sdk.describe('export');
+    const recorded = recent_occurrences.find((o) => o.occurrence_id === first.occurrence_id)!;
+    expect(recorded).toMatchObject({
+      status: 'HANDED_OFF',
+      trigger: 'MANUAL',
+      reason: 'ticket 7',
+      override: first.override,
+    });
+    expect(recent_occurrences.find((o) => o.occurrence_id === own.occurrence_id)!.override).toBeUndefined();
+  });
+
+  it('override: JOB, a backfill with an override starts each slot once with it, under its own workflow IDs', async () => {
+    const sdk = h.sdk();
+    await sdk.create({
+      schedule_id: 'reindex',
+      target: { type: 'JOB', job_type: 'recordedJob', payload: { scope: 'delta' } },
+      timing: { kind: 'INTERVAL', every: 'PT1H' },
+    });
+    await h.env.sleep(3 * HOUR + 60_000);
+    const now = await h.now();
+    const range = {
+      from: new Date(now - 3 * HOUR - 30 * 60_000).toISOString(),
+      to: new Date(now).toISOString(),
+    };
+    const override = { payload: { scope: 'full' } };
+    const result = await sdk.backfill('reindex', { ...range, override });
+    expect(result.emitted).toHaveLength(3);
+    expect(result.emitted.every((id) => /~override-[0-9a-f]{16}$/.test(id))).toBe(true);
+    // The same backfill again: every slot already ran with that override.
+    const repeated = await sdk.backfill('reindex', { ...range, override });
+    expect(repeated).toMatchObject({ emitted: [], already_emitted: result.emitted });
+    await h.env.sleep(60_000);
+
+    for (const id of result.emitted) {
+      const job = h.env.client.workflow.getHandle(id);
+      expect(await job.result()).toBe(id);
+      const history = await job.fetchHistory();
+      const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+      const envelope = JSON.parse(Buffer.from(input?.data ?? []).toString('utf8'));
+      expect(envelope).toMatchObject({ occurrence_id: id, trigger: 'BACKFILL', payload: { scope: 'full' } });
+      expect(envelope.override).toBe(id.split('~override-')[1]);
+    }
+    // The schedule's own runs of those slots kept their payload and their plain IDs.
+    const { recent_occurrences } = await sdk.describe('reindex');
+    const backfilled = recent_occurrences.filter((o) => o.trigger === 'BACKFILL');
+    expect(backfilled.map((o) => o.occurrence_id).sort()).toEqual([...result.emitted].sort());
+    for (const slot of backfilled) {
+      const own = recent_occurrences.find(
+        (o) => o.trigger === 'SCHEDULE' && o.scheduled_for === slot.scheduled_for,
+      );
+      expect(own).toMatchObject({ status: 'HANDED_OFF' });
+      expect(own!.override).toBeUndefined();
+      expect(slot.occurrence_id.startsWith(`${own!.occurrence_id}~override-`)).toBe(true);
+    }
+  });
 });

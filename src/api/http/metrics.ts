@@ -29,6 +29,8 @@ export interface ApiMetrics {
   registry: Registry;
   requests: Counter<'route' | 'method' | 'status'>;
   invalidDefinitions: Counter<'field'>;
+  /** Expected slots an audit found decided with no record: each one a bug to look into. */
+  auditUnexplained: Counter<'tenant'>;
   /** The text for one scrape. */
   render(): Promise<string>;
 }
@@ -126,6 +128,12 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     labelNames: ['field'] as const,
     registers: [registry],
   });
+  const auditUnexplained = new Counter({
+    name: 'scheduler_audit_unexplained_slots_total',
+    help: 'expected slots an audit found decided with no record in the ledger (a bug by definition), by tenant',
+    labelNames: ['tenant'] as const,
+    registers: [registry],
+  });
   const gauges = visibilityGauges(registry, options.overdueAfterSeconds);
   const refresh = cachedRefresh(
     () => readVisibility(options.client, gauges, options.overdueAfterSeconds),
@@ -136,6 +144,7 @@ export function createApiMetrics(options: ApiMetricsOptions): ApiMetrics {
     registry,
     requests,
     invalidDefinitions,
+    auditUnexplained,
     render: async () => {
       await refresh();
       const text = await registry.metrics();

@@ -128,7 +128,11 @@ export async function buildApi(deps: ApiDependencies): Promise<FastifyInstance> 
     metricsToken: deps.metricsToken,
     production: deps.production,
   });
-  await app.register(scheduleRoutes, { sdkFor, withDeadline });
+  await app.register(scheduleRoutes, {
+    sdkFor,
+    withDeadline,
+    onUnexplained: (tenant, slots) => deps.metrics?.auditUnexplained.inc({ tenant }, slots),
+  });
   await app.register(previewRoutes, { calendar });
   await app.register(interpretRoutes, { sdkFor });
   if (deps.console) await app.register(consoleRoutes);

@@ -19,6 +19,11 @@ export const REQUEST_UNIT_COSTS = {
    * for its listing, then again for every schedule it asks, charged as it asks them (security review N3).
    */
   recompute: 2,
+  /**
+   * One schedule's audit: a workflow query and up to 5,000 slots computed. A tenant-wide audit costs it,
+   * then its listing and every schedule it audits again, charged before it reads them.
+   */
+  audit: 5,
   /** A list costs a unit per 10 schedules it may read (each is a workflow query): limit=100 costs 10. */
   listPer10: 1,
   /**
@@ -51,6 +56,7 @@ export function requestCost(method: string, route: string | undefined, query: un
   if (route === '/v1/schedules/:id/pause' || route === '/v1/schedules/:id/resume') return c.pauseResume;
   if (route === '/v1/schedules/:id/trigger' || route === '/v1/schedules/:id/cancel') return c.action;
   if (route === '/v1/schedules/:id/recompute' || route === '/v1/recompute') return c.recompute;
+  if (route === '/v1/schedules/:id/audit' || route === '/v1/audit') return c.audit;
   return c.read;
 }
 

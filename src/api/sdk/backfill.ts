@@ -6,6 +6,7 @@ import { backfillUpdate } from '../../workflows/definitions.js';
 import { parseOrThrow, QuotaExceededError, SchedulerError, validationError } from '../errors.js';
 import { PROCESS_BACKFILL_LEDGER, WORKFLOW_BACKFILL_LIMIT } from '../quotas.js';
 import { IN_PROCESS_SLOTS } from '../slot-runner.js';
+import { recordedOverride } from './override.js';
 import type { ScheduleCalls } from './schedule-calls.js';
 
 export async function backfillSchedule(
@@ -24,7 +25,7 @@ export async function backfillSchedule(
           calls.quotas().max_backfill_slots_per_hour,
         );
   try {
-    return await calls.runUpdate(scheduleId, backfillUpdate, parsed);
+    return await calls.runUpdate(scheduleId, backfillUpdate, recordedOverride(parsed));
   } catch (err) {
     release(); // refused or failed: nothing was backfilled
     throw err;

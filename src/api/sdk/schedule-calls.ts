@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { ServiceError, type WorkflowHandle } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
+import type { QueryDefinition, UpdateDefinition } from '@temporalio/common';
+import type { ScheduleAuditRecord } from '../../model/audit.js';
 import {
   asNoticeTarget,
   type EditRequestInput,
@@ -29,6 +30,7 @@ import type { SlotBatchRequest } from '../../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../../model/tenant-policy.js';
 import { DELETED_VISIBLE_STATUS, describedAsOf } from '../../model/views.js';
 import {
+  auditQuery,
   describeQuery,
   SCHEDULE_WORKFLOWS,
   STALE_CLOCK_REFUSAL,
@@ -233,14 +235,24 @@ export class ScheduleCalls {
     return { ...asOfNow, schedule: withExplanation(asOfNow.schedule) };
   }
 
-  /** The schedule's describe query; a schedule still asleep (created with a start delay) is woken first. */
-  private async queryAwake(scheduleId: string): Promise<ScheduleDescription> {
+  /** What the schedule tells of itself for an audit (src/api/sdk/audit.ts); read as describe is. */
+  async auditRecord(scheduleId: string): Promise<ScheduleAuditRecord> {
+    return await this.call(scheduleId, () =>
+      this.read(scheduleId, () => retry(() => this.queryAwake(scheduleId, auditQuery), STALE_CLOCK_RETRY)),
+    );
+  }
+
+  /** A query of the schedule; a schedule still asleep (created with a start delay) is woken first. */
+  private async queryAwake<T = ScheduleDescription>(
+    scheduleId: string,
+    query: QueryDefinition<T> = describeQuery as unknown as QueryDefinition<T>,
+  ): Promise<T> {
     try {
-      return await this.handle(scheduleId).query(describeQuery);
+      return await this.handle(scheduleId).query(query);
     } catch (err) {
       if (!isAsleep(err)) throw err;
       await this.wake(scheduleId);
-      return await this.handle(scheduleId).query(describeQuery);
+      return await this.handle(scheduleId).query(query);
     }
   }
 

@@ -2,7 +2,6 @@
 // guards the handlers' validators share: why a command is refused now, as the Error its caller receives.
 import * as wf from '@temporalio/workflow';
 import type {
-  BackfillRequest,
   BackfillResult,
   CancelRequest,
   EditResult,
@@ -10,7 +9,6 @@ import type {
   RecomputeRequest,
   RecomputeResult,
   ScheduleDescription,
-  TriggerRequest,
 } from '../../model/contracts.js';
 import { canonicalInstant } from '../../model/ids.js';
 import type { SlotBatch } from '../../model/slots.js';
@@ -22,7 +20,15 @@ import {
   zonesOf,
 } from '../../model/zones.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
-import { BACKFILL_LIMIT, type EditCommand, INVALID_STATE, VERSION_MEMO } from '../definitions.js';
+import {
+  BACKFILL_LIMIT,
+  type BackfillCommand,
+  type EditCommand,
+  INVALID_STATE,
+  type RecordedOverride,
+  type TriggerCommand,
+  VERSION_MEMO,
+} from '../definitions.js';
 import { PATCHES } from '../patches.js';
 import { splitDue } from '../policy.js';
 import { activityCause } from './hand-off.js';
@@ -68,9 +74,9 @@ async function applyEdit(run: ScheduleRun, request: EditCommand): Promise<EditRe
   const refusal = run.lifecycle.endedRefusal() ?? run.lifecycle.versionRefusal(request.expected_version);
   if (refusal) return refusal;
   // Only v0.5 SDKs send the editor (histories before carry no owner_ref): nothing older changes.
-  const before = run.state.spec;
+  const before = { version: run.state.version, spec: run.state.spec };
   const version = run.lifecycle.edit(request.spec, request.owner_ref);
-  run.hooks.noteEdited(before);
+  run.hooks.noteEdited(before.spec);
   if (run.version.ask(PATCHES.VERSION_MEMO)) wf.upsertMemo({ [VERSION_MEMO]: version });
   // Armed jobs were started under the old definition: taken back, their slots are the new one's to decide.
   const armedBefore = run.invoker.armedCount;
@@ -81,23 +87,37 @@ async function applyEdit(run: ScheduleRun, request: EditCommand): Promise<EditRe
     const stillArmed = run.invoker.lastArmed?.scheduledFor;
     run.generator.startOver(Math.max(now, stillArmed ? Date.parse(stillArmed) : now), false);
   } else run.generator.startOver(now, true);
+  run.generator.recordInForce(before);
   await run.generator.fill(now);
   return { version, next_runs: nextRuns(run.state) };
 }
 
-function applyTrigger(run: ScheduleRun, request: TriggerRequest): Occurrence | Error {
+/** The digest a payload override's occurrences carry, its payload kept once for all of them. */
+function keepOverride(run: ScheduleRun, override: RecordedOverride | undefined): string | undefined {
+  if (!override) return undefined;
+  const { digest, ...pair } = override;
+  run.ledger.keepOverride(digest, pair);
+  return digest;
+}
+
+function applyTrigger(run: ScheduleRun, request: TriggerCommand): Occurrence | Error {
   const refusal = handOffRefusal(run);
   if (refusal) return refusal;
   const at = request.scheduled_for ? canonicalInstant(request.scheduled_for) : workflowNowIso();
-  return run.invoker.emit({
+  const override = keepOverride(run, request.override);
+  const { occurrence } = run.invoker.emit({
     slot: { scheduledFor: at, fireAt: workflowNowIso(), local: at, adjustments: [] },
     trigger: 'MANUAL',
     late: false,
-    reason: request.reason ?? 'triggered manually',
-  }).occurrence;
+    reason:
+      request.reason ?? (override ? 'triggered manually with a payload override' : 'triggered manually'),
+    ...(override ? { override } : {}),
+  });
+  if (override) run.ledger.releaseOverrides();
+  return occurrence;
 }
 
-async function applyBackfill(run: ScheduleRun, request: BackfillRequest): Promise<BackfillResult | Error> {
+async function applyBackfill(run: ScheduleRun, request: BackfillCommand): Promise<BackfillResult | Error> {
   const refusal = handOffRefusal(run);
   if (refusal) return refusal;
   const { from, to } = request;
@@ -117,13 +137,22 @@ async function applyBackfill(run: ScheduleRun, request: BackfillRequest): Promis
   if (batch.slots.length > BACKFILL_LIMIT)
     return invalidRequest(`backfill covers more than ${BACKFILL_LIMIT} slots: split it`);
   const result: BackfillResult = { emitted: [], already_emitted: [], skipped: [] };
-  const reason = request.reason ?? `backfill ${from} – ${to}`;
+  const override = keepOverride(run, request.override);
+  const reason = request.reason ?? `backfill ${from} – ${to}${override ? ' with a payload override' : ''}`;
   for (const slot of batch.slots) {
-    const { occurrence, duplicate } = run.invoker.emit({ slot, trigger: 'BACKFILL', late: false, reason });
+    const fire = {
+      slot,
+      trigger: 'BACKFILL' as const,
+      late: false,
+      reason,
+      ...(override ? { override } : {}),
+    };
+    const { occurrence, duplicate } = run.invoker.emit(fire);
     if (duplicate) result.already_emitted.push(occurrence.occurrence_id);
     else if (occurrence.status === 'SKIPPED') result.skipped.push(occurrence.occurrence_id);
     else result.emitted.push(occurrence.occurrence_id);
   }
+  if (override) run.ledger.releaseOverrides();
   return result;
 }
 

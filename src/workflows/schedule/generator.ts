@@ -4,8 +4,9 @@
 // `takeDue` and `takeFirst` and come back through `putBack`.
 import * as wf from '@temporalio/workflow';
 import type { Slot } from '../../calendar/index.js';
-import type { RecomputeRecord } from '../../model/contracts.js';
+import type { RecomputeRecord, ScheduleSpec } from '../../model/contracts.js';
 import type { SlotBatch, SlotBatchRequest } from '../../model/slots.js';
+import { withoutPayload } from '../../model/views.js';
 import {
   followsChangingData,
   holidayDataOlderThan,
@@ -18,7 +19,14 @@ import { PATCHES, type RunVersion, usesLocalActivities } from '../patches.js';
 import { horizonRefresh, movedSlots, splitDue } from '../policy.js';
 import { activityCause } from './hand-off.js';
 import { localActivities } from './legacy.js';
-import { isFixedDelay, type ScheduleState, SLOT_BATCH, TZ_HORIZON_MS, type TzState } from './state.js';
+import {
+  IN_FORCE_KEPT,
+  isFixedDelay,
+  type ScheduleState,
+  SLOT_BATCH,
+  TZ_HORIZON_MS,
+  type TzState,
+} from './state.js';
 
 type SlotActivities = { computeSlotBatch(r: SlotBatchRequest): Promise<SlotBatch> };
 const slotActivityOptions = {
@@ -140,6 +148,22 @@ export class SlotGenerator {
     s.buffer = [];
     s.cursor = null;
     s.exhausted = false;
+  }
+
+  /**
+   * An edit took effect (after startOver): its definition decides the slots after the watermark. The first
+   * edit also records the definition it replaced when that was the first (in force since creation).
+   */
+  recordInForce(previous: { version: number; spec: ScheduleSpec }): void {
+    const s = this.s;
+    const log =
+      s.inForce ??
+      (previous.version === 1
+        ? [{ version: 1, from: s.createdAt, spec: withoutPayload(previous.spec) }]
+        : []);
+    s.inForce = [...log, { version: s.version, from: s.watermark, spec: withoutPayload(s.spec) }].slice(
+      -IN_FORCE_KEPT,
+    );
   }
 
   /** A cancelled schedule computes nothing more. */

@@ -11,6 +11,7 @@ import type {
 } from '../../model/contracts.js';
 import {
   armedTargetsRefusedSignal,
+  auditQuery,
   backfillUpdate,
   cancelUpdate,
   describeQuery,
@@ -29,7 +30,7 @@ import { recomputeRefusal } from './commands.js';
 import { invalidRequest } from './lifecycle.js';
 import type { ScheduleRun } from './run.js';
 import type { Command } from './state.js';
-import { describe } from './views.js';
+import { auditRecord, describe } from './views.js';
 
 /** A command for the loop, and its answer once the loop applied it (an Error is thrown to the caller). */
 function submit<T>(commands: Command[], make: (done: (r: T | Error) => void) => Command): Promise<T> {
@@ -62,6 +63,7 @@ export function registerHandlers(run: ScheduleRun): void {
   registerUpdates(run);
   registerDataSignals(run.commands);
   wf.setHandler(describeQuery, () => describe(run.state));
+  wf.setHandler(auditQuery, () => auditRecord(run.state));
   wf.setHandler(wakeUpdate, () => null);
 }
 

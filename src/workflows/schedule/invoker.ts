@@ -88,7 +88,7 @@ export class Invoker implements HandOffContext {
   /** Turns a decided slot into an occurrence, through the overlap policy (policy.admit). */
   emit(fire: PendingFire, inert = false): { occurrence: Occurrence; duplicate: boolean } {
     const s = this.state;
-    const id = this.ledger.idOf(fire.slot.scheduledFor);
+    const id = this.ledger.idOf(fire);
     const existing = this.ledger.emittedBefore(fire);
     if (existing) return { occurrence: existing, duplicate: true };
     const plan = admit(s.spec.overlap, {
@@ -134,7 +134,9 @@ export class Invoker implements HandOffContext {
     const s = this.state;
     if (this.payloadOf?.version !== s.version)
       this.payloadOf = { version: s.version, chars: JSON.stringify(s.spec.target.payload ?? null).length };
-    return handoffBound(s.handoffQuota, this.payloadOf.chars);
+    // A trigger's or backfill's override may carry more than the definition: the largest in use bounds too.
+    const overrides = Object.values(s.overrides ?? {}).map((o) => JSON.stringify(o.payload ?? null).length);
+    return handoffBound(s.handoffQuota, Math.max(this.payloadOf.chars, ...overrides));
   }
 
   learnQuota(told: { inFlightLimit?: number | null }): void {
@@ -294,7 +296,7 @@ export class Invoker implements HandOffContext {
     for (const slot of slots) {
       const fire: PendingFire = { slot, trigger: 'SCHEDULE', late: false, reason: null };
       if (this.ledger.emittedBefore(fire)) continue;
-      const id = this.ledger.idOf(slot.scheduledFor);
+      const id = this.ledger.idOf({ slot });
       const occ = this.ledger.newOccurrence(fire);
       this.ledger.recordDispatching(occ);
       this.ledger.remember(occ);

@@ -8,6 +8,7 @@ import type {
   NoticeFailure,
   Occurrence,
   OccurrenceEnvelope,
+  PayloadOverride,
   ScheduleCounters,
 } from '../../model/contracts.js';
 import { idempotencyKey, occurrenceId } from '../../model/ids.js';
@@ -51,8 +52,26 @@ export class Ledger {
     return this.s.occurrences.find((o) => o.occurrence_id === id);
   }
 
-  idOf(scheduledFor: string): string {
-    return occurrenceId(this.s.identity.tenant_id, this.s.identity.schedule_id, scheduledFor);
+  /** The occurrence a fire is: its slot, and the payload override it runs with. */
+  idOf(fire: Pick<PendingFire, 'slot' | 'override'>): string {
+    const { tenant_id, schedule_id } = this.s.identity;
+    return occurrenceId(tenant_id, schedule_id, fire.slot.scheduledFor, fire.override);
+  }
+
+  /** A trigger's or backfill's payload override, kept until no occurrence that may still run uses it. */
+  keepOverride(digest: string, override: PayloadOverride): void {
+    this.s.overrides ??= {};
+    this.s.overrides[digest] = override;
+  }
+
+  /** Drops the overrides no active occurrence runs with (after a trigger or backfill, and as they finish). */
+  releaseOverrides(): void {
+    const { overrides } = this.s;
+    if (!overrides) return;
+    const inUse = new Set(
+      this.s.occurrences.filter((o) => o.override && ACTIVE_OCCURRENCE.has(o.status)).map((o) => o.override),
+    );
+    for (const digest of Object.keys(overrides)) if (!inUse.has(digest)) delete overrides[digest];
   }
 
   /** Occurrences the overlap policy counts as running: started and awaited, or being handed off. */
@@ -63,15 +82,17 @@ export class Ledger {
   newOccurrence(fire: PendingFire): Occurrence {
     const { s } = this;
     return {
-      occurrence_id: this.idOf(fire.slot.scheduledFor),
+      occurrence_id: this.idOf(fire),
       schedule_id: s.identity.schedule_id,
       schedule_version: s.version,
       scheduled_for: fire.slot.scheduledFor,
       fire_at: fire.slot.fireAt,
       emitted_at: null,
-      idempotency_key: idempotencyKey(s.identity.schedule_id, fire.slot.scheduledFor),
+      idempotency_key: idempotencyKey(s.identity.schedule_id, fire.slot.scheduledFor, fire.override),
       target_ref: '',
-      payload_ref: s.spec.target.payload_ref ?? null,
+      payload_ref: fire.override
+        ? (s.overrides?.[fire.override]?.payload_ref ?? null)
+        : (s.spec.target.payload_ref ?? null),
       status: 'QUEUED',
       attempt: 0,
       reason: [fire.reason, ...fire.slot.adjustments.map((a) => a.note)].filter(Boolean).join('; ') || null,
@@ -80,6 +101,7 @@ export class Ledger {
       finished_at: null,
       ...(fire.slot.tz ? { tz_version: fire.slot.tz } : {}),
       ...(fire.slot.holidays ? { holiday_data_version: fire.slot.holidays } : {}),
+      ...(fire.override ? { override: fire.override } : {}),
     };
   }
 
@@ -89,8 +111,16 @@ export class Ledger {
     while (occurrences.length > RECENT_LIMIT) {
       const index = occurrences.findIndex((o) => !ACTIVE_OCCURRENCE.has(o.status));
       if (index < 0) break;
-      occurrences.splice(index, 1);
+      const [dropped] = occurrences.splice(index, 1);
+      this.noteDropped(dropped!);
     }
+  }
+
+  /** Where the audit's knowledge of the schedule's own slots ends. */
+  private noteDropped(occ: Occurrence): void {
+    if (occ.trigger !== 'SCHEDULE') return;
+    const upTo = this.s.droppedUpTo;
+    if (!upTo || Date.parse(occ.scheduled_for) > Date.parse(upTo)) this.s.droppedUpTo = occ.scheduled_for;
   }
 
   /**
@@ -99,7 +129,7 @@ export class Ledger {
    * the old one).
    */
   emittedBefore(fire: PendingFire): Occurrence | null {
-    const existing = this.find(this.idOf(fire.slot.scheduledFor));
+    const existing = this.find(this.idOf(fire));
     if (existing && existing.status !== 'SKIPPED') {
       this.count('duplicates_prevented', fire);
       return existing;
@@ -138,6 +168,7 @@ export class Ledger {
     occ.status = 'SKIPPED';
     occ.reason = reason;
     this.count('skipped', occ);
+    if (occ.override) this.releaseOverrides();
   }
 
   /** Decided to run: its hand-off starts now, or once the schedule's bound leaves room. */
@@ -193,7 +224,10 @@ export class Ledger {
       emitted_at: occ.emitted_at!,
       trigger: occ.trigger,
       payload_ref: occ.payload_ref,
-      payload: s.spec.target.payload ?? null,
+      payload: occ.override
+        ? (s.overrides?.[occ.override]?.payload ?? null)
+        : (s.spec.target.payload ?? null),
+      ...(occ.override ? { override: occ.override } : {}),
     };
   }
 
@@ -203,6 +237,7 @@ export class Ledger {
     if (reason) occ.reason = reason;
     this.s.lastCompletedAt = occ.finished_at;
     this.countStreak(occ);
+    if (occ.override) this.releaseOverrides();
   }
 
   /**

@@ -2,14 +2,15 @@
 // are history: a run started from an older release receives its state in exactly this shape, so a field is
 // only ever added (optional, absent in older states), never renamed or retyped.
 import type { CalendarCursor, Slot } from '../../calendar/index.js';
+import type { DefinitionInForce } from '../../model/audit.js';
 import type {
-  BackfillRequest,
   BackfillResult,
   CancelRequest,
   EditResult,
   FailureHookView,
   NoticeFailure,
   Occurrence,
+  PayloadOverride,
   RecomputeRecord,
   RecomputeRequest,
   RecomputeResult,
@@ -18,10 +19,9 @@ import type {
   ScheduleIdentity,
   ScheduleSpec,
   ScheduleStatus,
-  TriggerRequest,
 } from '../../model/contracts.js';
 import type { SlotBatch } from '../../model/slots.js';
-import type { EditCommand } from '../definitions.js';
+import type { BackfillCommand, EditCommand, TriggerCommand } from '../definitions.js';
 
 // History-visible: changing one changes the commands a running schedule emits (it needs a patch).
 /** Slots per slot-batch activity. */
@@ -61,12 +61,16 @@ export const DISARM_GUARD_MS = 5_000;
 export { RECENT_OCCURRENCES_KEPT as RECENT_LIMIT } from '../../model/views.js';
 /** Next runs shown by describe and answered by an edit. */
 export const NEXT_RUNS_SHOWN = 10;
+/** Definitions the audit's log keeps (state.inForce): the oldest are let go, and the audit says so. */
+export const IN_FORCE_KEPT = 16;
 
 export interface PendingFire {
   slot: Slot;
   trigger: Occurrence['trigger'];
   late: boolean;
   reason: string | null;
+  /** The digest of the payload override it runs with (a trigger's, a backfill's); absent: the target's. */
+  override?: string;
 }
 
 /** A JOB started ahead of its slot with a start delay to its instant (PATCHES.ARMED_HANDOFFS). */
@@ -134,6 +138,19 @@ export interface ScheduleState {
   armings?: number;
   /** Failed occurrences in a row, the last of them listed (only schedules with on_failure or on_recovery). */
   failureStreak?: { count: number; recent: NoticeFailure[] };
+  /**
+   * Payload overrides by digest, each kept while an occurrence that runs with it may still be handed off:
+   * once, however many backfilled occurrences share it.
+   */
+  overrides?: Record<string, PayloadOverride>;
+  /**
+   * The definitions whose slots the schedule decided, each from the instant it took over (the audit reads
+   * it); written at the first edit since 0.11, the oldest let go past IN_FORCE_KEPT. Absent: the current
+   * definition is the first (version 1), or its predecessors were never recorded.
+   */
+  inForce?: DefinitionInForce[];
+  /** The latest scheduled_for among SCHEDULE occurrences the ledger let go (RECENT_LIMIT); absent: none. */
+  droppedUpTo?: string;
   /** What the failure hooks did (./hooks.ts); absent until they first had something to decide. */
   hooks?: HookState;
 }
@@ -231,6 +248,9 @@ export const STATE_OWNERS = {
   lastRunAt: 'ledger',
   lastCompletedAt: 'ledger',
   failureStreak: 'ledger',
+  inForce: 'generator',
+  droppedUpTo: 'ledger',
+  overrides: 'ledger',
   hooks: 'hooks',
 } as const satisfies Record<keyof ScheduleState, 'lifecycle' | 'generator' | 'invoker' | 'ledger' | 'hooks'>;
 
@@ -242,8 +262,8 @@ export type Command =
   | { kind: 'revokeOwner'; reason: string }
   | { kind: 'refuseArmed'; occurrenceIds: string[]; reason: string }
   | { kind: 'edit'; request: EditCommand; done: (r: EditResult | Error) => void }
-  | { kind: 'trigger'; request: TriggerRequest; done: (r: Occurrence | Error) => void }
-  | { kind: 'backfill'; request: BackfillRequest; done: (r: BackfillResult | Error) => void }
+  | { kind: 'trigger'; request: TriggerCommand; done: (r: Occurrence | Error) => void }
+  | { kind: 'backfill'; request: BackfillCommand; done: (r: BackfillResult | Error) => void }
   | { kind: 'cancel'; request: CancelRequest & { delete?: boolean }; done: (r: ScheduleDescription) => void }
   | { kind: 'recompute'; request: RecomputeRequest; done: (r: RecomputeResult) => void }
   | { kind: 'noteNewerTz'; version: string }

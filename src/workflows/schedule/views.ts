@@ -1,9 +1,10 @@
 // What a schedule shows of itself, as pure functions of its state: the describe answer (the schedule.v1
 // view), the next runs, and what listings and the Web UI see. No `wf.*` call: unit-testable on plain values.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import type { ScheduleAuditRecord } from '../../model/audit.js';
 import type { FailureHookView, NextRun, ScheduleDescription, ScheduleTzView } from '../../model/contracts.js';
 import { labelTokens } from '../../model/labels.js';
-import { isTerminal, scheduleDocument, toNextRun, visibleStatus } from '../../model/views.js';
+import { isTerminal, scheduleDocument, toNextRun, visibleStatus, withoutPayload } from '../../model/views.js';
 import {
   followsChangingData,
   holidayVersionsOf,
@@ -59,6 +60,24 @@ export function failureHookView(s: ScheduleState): FailureHookView | null {
     failing: (s.hooks?.trippedAt ?? null) !== null,
     paused_by_hook: s.status === 'PAUSED' && (s.hooks?.pausedByHook ?? false),
     last_notice: s.hooks?.lastNotice ?? null,
+  };
+}
+
+/**
+ * The schedule's own record for an audit. Before any recorded edit the current definition is the first
+ * (version 1, since creation) or, for a schedule edited before 0.11, certainly in force since its last
+ * change (updatedAt: an edit, a pause, a resume all move it).
+ */
+export function auditRecord(s: ScheduleState): ScheduleAuditRecord {
+  const current = { version: s.version, spec: withoutPayload(s.spec) };
+  return {
+    created_at: s.createdAt,
+    status: s.status,
+    version: s.version,
+    watermark: s.watermark,
+    in_force: s.inForce ?? [{ ...current, from: s.version === 1 ? s.createdAt : s.updatedAt }],
+    occurrences: s.occurrences,
+    dropped_up_to: s.droppedUpTo ?? null,
   };
 }
 

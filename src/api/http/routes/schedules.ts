@@ -5,6 +5,13 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  AUDIT_MAX_SCHEDULES,
+  AUDIT_MAX_SLOTS,
+  AuditRequest,
+  ScheduleAudit,
+  TenantAudit,
+} from '../../../model/audit.js';
+import {
   BackfillRequest,
   BackfillResult,
   BULK_MAX_SCHEDULES,
@@ -43,6 +50,8 @@ export interface ScheduleRouteOptions {
   sdkFor: (request: FastifyRequest) => SchedulerClient;
   /** Temporal calls of one request share a deadline: an outage answers 503, never hangs. */
   withDeadline: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** An audit found expected slots decided with no record (the metric counts them). */
+  onUnexplained?: (tenant: string, slots: number) => void;
 }
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
@@ -354,6 +363,54 @@ const listOccurrences: Route = (app, { sdkFor, withDeadline }) =>
       withDeadline(() => sdkFor(request).listOccurrencesPage(request.params.id, request.query)),
   );
 
+const AUDIT_DESCRIPTION = `Each expected slot with its outcome: ON_TIME or LATE (with the lateness), FAILED, MISSED (a misfire), SKIPPED (overlap), REFUSED (revoked owner, tenant policy), CANCELLED, REMOVED (a window that skips, an exclusion, a closed day), RUNNING, PENDING (not decided yet), BEYOND_LEDGER (older than the ledger keeps) or UNEXPLAINED (decided with no record: a bug, counted in scheduler_audit_unexplained_slots_total). At most ${AUDIT_MAX_SLOTS} expected slots per schedule.`;
+
+const auditOne: Route = (app, { sdkFor, withDeadline, onUnexplained }) =>
+  app.get(
+    '/v1/schedules/:id/audit',
+    {
+      schema: {
+        tags,
+        summary: "What became of every slot the schedule's definitions called for in a range",
+        description: AUDIT_DESCRIPTION,
+        params: ScheduleIdParams,
+        querystring: AuditRequest,
+        response: { 200: ScheduleAudit, ...problemResponses(...common, 404) },
+      },
+    },
+    async (request) => {
+      const audit = await withDeadline(() => sdkFor(request).audit(request.params.id, request.query));
+      const unexplained = audit.counts.UNEXPLAINED ?? 0;
+      if (unexplained > 0) onUnexplained?.(request.principal!.tenant_id, unexplained);
+      return audit;
+    },
+  );
+
+const auditAll: Route = (app, { sdkFor, withDeadline, onUnexplained }) =>
+  app.get(
+    '/v1/audit',
+    {
+      schema: {
+        tags,
+        summary: "What didn't run: every schedule of your tenant audited for a range",
+        description: `Counts by outcome over the tenant's schedules (at most ${AUDIT_MAX_SCHEDULES}), and each schedule with a slot other than ON_TIME or REMOVED, with those slots. ${AUDIT_DESCRIPTION} Charged for its listing and each schedule it audits.`,
+        querystring: AuditRequest,
+        response: { 200: TenantAudit, ...problemResponses(...common) },
+      },
+    },
+    async (request) => {
+      const audit = await withDeadline(() =>
+        sdkFor(request).auditTenant(request.query, {
+          onRead: (schedules) =>
+            request.chargeTenant?.(listReadCost(schedules) + schedules * REQUEST_UNIT_COSTS.audit),
+        }),
+      );
+      const unexplained = audit.counts.UNEXPLAINED ?? 0;
+      if (unexplained > 0) onUnexplained?.(request.principal!.tenant_id, unexplained);
+      return audit;
+    },
+  );
+
 /** In this order in the OpenAPI document. */
 const ROUTES: Route[] = [
   createSchedule,
@@ -368,6 +425,8 @@ const ROUTES: Route[] = [
   cancelSchedule,
   deleteSchedule,
   listOccurrences,
+  auditOne,
+  auditAll,
   recomputeSchedule,
   recomputeSchedules,
   applySchedules,
