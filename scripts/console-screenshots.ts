@@ -40,6 +40,7 @@ try {
     timing: cron('0 9 * * 1-5'),
     target: job('report.generate'),
     authored_from: 'every weekday at 9:00',
+    labels: { team: 'reports', env: 'prod' },
   });
   await must('POST', '/v1/schedules', {
     schedule_id: 'source-sync',
@@ -50,6 +51,7 @@ try {
     schedule_id: 'billing-close',
     timing: cron('0 * * * *', 'UTC'),
     target: job('billing.close'),
+    labels: { team: 'billing' },
   });
   await must('POST', '/v1/schedules', {
     schedule_id: 'cache-warm',
@@ -98,6 +100,13 @@ try {
     await page.waitForSelector('table.schedules');
     await shoot(page, '#/schedules', 'schedules.png', 'table.schedules');
     await shoot(page, '#/schedules/weekday-report', 'schedule.png', 'table.next-runs');
+    await page.click('#audit-run');
+    await page.waitForSelector('#audit-counts');
+    await (await page.$('#audit-run'))!.evaluate((el) =>
+      (el as unknown as { scrollIntoView(): void }).scrollIntoView(),
+    );
+    await page.screenshot({ path: join(out, 'audit.png') });
+    console.log('docs/console/audit.png');
     await page.goto(`${s.base}/console/#/create`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('#words');
     await page.type('#words', 'the last business day of the month at 18:00');

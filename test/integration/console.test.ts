@@ -58,6 +58,7 @@ beforeAll(async () => {
       schedule_id: 'hourly-a',
       timing: cron('0 * * * *', 'UTC'),
       target: job('report.a'),
+      labels: { team: 'reports', env: 'prod' },
     }),
     s.call(acme, 'POST', '/v1/schedules', {
       schedule_id: 'hourly-b',
@@ -220,7 +221,12 @@ describe('the console', () => {
     expect(listed).toContain('markup');
     expect(listed).toContain('PAUSED');
     expect(listed).not.toContain('globex-secret');
+    expect(listed).toContain('team=reports');
     expect(await page.$('#key')).toBeNull();
+    // Labels are searched too.
+    await page.type('#search', 'env=prod');
+    await waitText(page, 'main', '1 of 3 schedules');
+    await inPage(page, "document.querySelector('#search').value = ''");
 
     // Markup a tenant wrote is text on the page: nothing of it runs or becomes an element.
     await page.type('#search', 'img src');
@@ -273,6 +279,11 @@ describe('the console', () => {
     const stored = await s.call(s.keys.acme, 'GET', '/v1/schedules/daily-report');
     expect(stored.body?.status).toBe('PAUSED');
 
+    // The audit of the last 24 hours: the schedule was made just now, so nothing was due, and it says so.
+    await page.click('#audit-run');
+    await waitText(page, '#audit-counts', 'slots');
+    expect(await textOf(page, '#audit-counts')).toBe('0 slots: none in the range');
+
     // The forecast: the two hourly schedules land on the same minutes.
     await page.click('nav a[href="#/forecast"]');
     await page.waitForSelector('.summary', { timeout: 120_000 });
@@ -282,6 +293,16 @@ describe('the console', () => {
     expect(busiest).toContain('hourly-a');
     expect(busiest).toContain('hourly-b');
     expect(busiest).toContain('candidate for jitter');
+    // A chosen day: tomorrow in the viewer's zone (its own route), the same herd, 24 fires each.
+    const tomorrow = await inPage<string>(
+      page,
+      '(() => { const d = new Date(Date.now() + 86400000); return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 10); })()',
+    );
+    await inPage(page, `document.querySelector('#forecast-day').value = ${js(tomorrow)}`);
+    await page.click('#forecast-go');
+    await waitText(page, '.summary', `on ${tomorrow}`);
+    expect(page.url()).toContain(`#/forecast/${tomorrow}`);
+    expect(await textOf(page, '.summary')).toMatch(/^48 fires of 2 schedules on /);
 
     // Another tenant's schedule, by its ID: 404, and nothing of it on the page.
     await page.goto(`${s.base}/console/#/schedules/globex-secret`, { waitUntil: 'networkidle0' });

@@ -58,6 +58,7 @@ const OWN_FILES = [
   'time.js',
   'schedules.js',
   'schedule.js',
+  'audit.js',
   'create.js',
   'forecast.js',
 ];

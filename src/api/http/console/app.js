@@ -89,7 +89,7 @@ async function route() {
   try {
     if (page === 'schedules' && rest.length > 0) await schedulePage(ctx, decodeURIComponent(rest.join('/')));
     else if (page === 'create') await createPage(ctx);
-    else if (page === 'forecast') await forecastPage(ctx);
+    else if (page === 'forecast') await forecastPage(ctx, rest[0]);
     else await schedulesPage(ctx);
   } catch (err) {
     if (!ctx.current()) return;

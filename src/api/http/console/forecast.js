@@ -1,4 +1,4 @@
-// Fire forecast: how many fires land in each minute of the next 24 hours, stacked by schedule, and the
+// Fire forecast: how many fires land in each minute of the next 24 hours (or of a chosen day), stacked by schedule, and the
 // busiest minutes with the schedules in them (candidates for `jitter`, which spreads a schedule's fires
 // deterministically). Each active schedule's runs come from POST /v1/preview of its own definition (pure
 // calendar work, one request unit each, pages of 100 runs), a few at a time, within a request budget.
@@ -111,11 +111,38 @@ function chart(container, xs, series) {
 
 let detach = null;
 
-export async function forecastPage(ctx) {
+/** A day (`YYYY-MM-DD`) from the viewer's midnight, or the next 24 hours from now. */
+function windowOf(day) {
+  const midnight = /^\d{4}-\d{2}-\d{2}$/.test(day ?? '') ? new Date(`${day}T00:00:00`).getTime() : Number.NaN;
+  const start = Number.isFinite(midnight) ? midnight : Math.ceil(Date.now() / 60_000) * 60_000;
+  return { start, end: start + MINUTES * 60_000, day: Number.isFinite(midnight) ? day : null };
+}
+
+/** A date to forecast instead of the next 24 hours: its own route (#/forecast/YYYY-MM-DD). */
+function dayPicker(day) {
+  const input = h('input', { id: 'forecast-day', type: 'date', value: day ?? '' });
+  return h(
+    'div',
+    { class: 'filters' },
+    h('label', { for: 'forecast-day', text: 'Day (yours)' }),
+    input,
+    h('button', {
+      type: 'button',
+      id: 'forecast-go',
+      text: 'Forecast that day',
+      onclick: () => {
+        window.location.hash = input.value ? `#/forecast/${input.value}` : '#/forecast';
+      },
+    }),
+    day ? h('a', { href: '#/forecast', text: 'the next 24 hours' }) : null,
+  );
+}
+
+export async function forecastPage(ctx, requestedDay) {
   detach?.();
   detach = null;
-  const start = Math.ceil(Date.now() / 60_000) * 60_000;
-  const end = start + MINUTES * 60_000;
+  const { start, end, day } = windowOf(requestedDay);
+  const span = day ? `on ${day} (${viewerZone})` : `in the next ${HOURS} hours`;
   const progress = h('p', { class: 'loading', text: 'Listing your schedules…' });
   replace(ctx.main, h('h1', { text: 'Fire forecast' }), progress);
   const { items } = await listSchedules();
@@ -132,8 +159,7 @@ export async function forecastPage(ctx) {
       refused.push(`${schedule.schedule_id}: ${err.message}`);
     }
     done += 1;
-    if (ctx.current())
-      progress.textContent = `Previewing the next ${HOURS} h: ${done} of ${active.length} schedules…`;
+    if (ctx.current()) progress.textContent = `Previewing ${span}: ${done} of ${active.length} schedules…`;
   });
   if (!ctx.current()) return;
 
@@ -159,14 +185,15 @@ export async function forecastPage(ctx) {
   const plotBox = h('div', {
     class: 'chart',
     role: 'img',
-    'aria-label': `Fires per minute over the next ${HOURS} hours, stacked by schedule`,
+    'aria-label': `Fires per minute ${span}, stacked by schedule`,
   });
   replace(
     ctx.main,
     h('h1', { text: 'Fire forecast' }),
+    dayPicker(day),
     h('p', {
       class: 'summary',
-      text: `${fires} fires of ${firing.length} schedules in the next ${HOURS} hours (from ${at(new Date(start).toISOString(), viewerZone)}); ${active.length} active schedules previewed, paused ones left out.`,
+      text: `${fires} fires of ${firing.length} schedules ${span} (from ${at(new Date(start).toISOString(), viewerZone)}); ${active.length} active schedules previewed, paused ones left out.`,
     }),
     budget.left <= 0 || results.some((r) => !r.complete)
       ? message(
@@ -181,7 +208,7 @@ export async function forecastPage(ctx) {
         )
       : null,
     refused.length > 0 ? message('error', `Not previewed: ${refused.join('; ')}`) : null,
-    fires === 0 ? message('note', 'Nothing fires in the next 24 hours.') : plotBox,
+    fires === 0 ? message('note', `Nothing fires ${span}.`) : plotBox,
     h('h2', { text: 'Busiest minutes' }),
     busiest.length === 0
       ? message('note', 'No minute has more than one fire: nothing piles up.')

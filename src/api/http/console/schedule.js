@@ -2,6 +2,7 @@
 // their DST and window notes, the recent occurrences with their lateness (emitted_at − fire_at) drawn as
 // bars and their reasons, and the definition as the API returns it.
 import { ApiError, api, schedulePath } from './api.js';
+import { auditSection } from './audit.js';
 import { badge, h, message, replace, table } from './dom.js';
 import { at, duration, viewerZone, zoneOf } from './time.js';
 
@@ -72,6 +73,21 @@ function occurrences(description, zone) {
     }),
     'occurrences',
   );
+}
+
+/** What the failure hooks counted and did (a schedule with on_failure or on_recovery). */
+function failures(description) {
+  const f = description.failures;
+  if (!f) return null;
+  const state = f.paused_by_hook ? 'failing: paused by on_failure' : f.failing ? 'failing' : 'ok';
+  const notice = f.last_notice
+    ? ` · last notice ${f.last_notice.kind} ${f.last_notice.delivered ? 'delivered' : `not delivered (${f.last_notice.detail ?? ''})`}`
+    : '';
+  return h('p', {
+    id: 'failures',
+    class: f.failing ? 'failing' : 'muted',
+    text: `Failures in a row: ${f.consecutive_failures} of ${f.after_consecutive} — ${state}${notice}`,
+  });
 }
 
 function actions(schedule, refresh) {
@@ -162,6 +178,7 @@ export async function schedulePage(ctx, id, done) {
         ? h('p', { class: 'muted' }, 'Written as: ', h('q', { text: schedule.authored_from }))
         : null,
     ),
+    failures(description),
     h('section', {}, h('h2', { text: 'Next runs' }), nextRuns(description, zone)),
     h(
       'section',
@@ -175,6 +192,7 @@ export async function schedulePage(ctx, id, done) {
         : null,
       occurrences(description, zone),
     ),
+    auditSection(schedule.schedule_id, zone),
     h(
       'section',
       {},

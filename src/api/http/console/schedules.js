@@ -16,11 +16,15 @@ function haystack(schedule) {
     target.event_type,
     target.workflow_id,
     schedule.pause_note,
+    ...labelsOf(schedule),
   ]
     .filter(Boolean)
     .join(' ')
     .toLowerCase();
 }
+
+/** `key=value` of each label. */
+const labelsOf = (schedule) => Object.entries(schedule.labels ?? {}).map(([k, v]) => (v ? `${k}=${v}` : k));
 
 function row(schedule) {
   const zone = zoneOf(schedule);
@@ -30,6 +34,11 @@ function row(schedule) {
     schedule.explanation ?? h('span', { class: 'muted', text: `${schedule.timing?.kind ?? ''} (no words)` }),
     h('span', {}, at(schedule.next_run_at, zone), h('br'), h('span', { class: 'muted', text: zone })),
     at(schedule.next_run_at, viewerZone),
+    h(
+      'span',
+      { class: 'labels' },
+      labelsOf(schedule).map((l) => h('code', { class: 'label', text: l })),
+    ),
   ];
 }
 
@@ -40,7 +49,7 @@ export async function schedulesPage(ctx) {
     id: 'search',
     type: 'search',
     autocomplete: 'off',
-    placeholder: 'ID, words, job type…',
+    placeholder: 'ID, words, job type, label…',
   });
   const status = h(
     'select',
@@ -60,7 +69,14 @@ export async function schedulesPage(ctx) {
         ? message('note', items.length === 0 ? 'No schedules yet: create one from words.' : 'None match.')
         : table(
             'Schedules',
-            ['Schedule', 'Status', 'Rule', 'Next run (its zone)', `Next run (yours: ${viewerZone})`],
+            [
+              'Schedule',
+              'Status',
+              'Rule',
+              'Next run (its zone)',
+              `Next run (yours: ${viewerZone})`,
+              'Labels',
+            ],
             shown.map(row),
             'schedules',
           ),
