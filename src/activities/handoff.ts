@@ -17,7 +17,6 @@ import {
 import { NamespaceNotFoundError, type SearchAttributePair, SearchAttributeType } from '@temporalio/common';
 import {
   asNoticeTarget,
-  NOTICE_EVENT_TYPES,
   type NotifyTarget,
   type OccurrenceEnvelope,
   type ScheduleNotice,
@@ -32,9 +31,16 @@ import {
   PERMANENT_HANDOFF_ERROR,
   TENANT_UNLISTED_ERROR,
 } from '../model/handoff-failures.js';
-import { redactUrl } from '../model/network-address.js';
 import type { TargetField, TargetVerdict, TenantPolicy } from '../model/tenant-policy.js';
-import { createEventDelivery, type EventDelivery, EventDeliveryError } from './event-delivery.js';
+import { createEventDelivery, type EventDelivery } from './event-delivery.js';
+import {
+  cloudEventOf,
+  type MessageResult,
+  noticeEventOf,
+  permanent,
+  publishEvent,
+  signalTarget,
+} from './messages.js';
 
 export { PERMANENT_HANDOFF_ERROR };
 
@@ -49,12 +55,7 @@ export interface NoticeRequest {
   notice: ScheduleNotice;
 }
 
-export interface HandoffResult {
-  /** What was signalled or published (workflow ID, or the sink URL). */
-  targetRef: string;
-  /** The target said it already had this occurrence (HTTP 208 from a deduplicating sink). */
-  duplicate: boolean;
-  attempt: number;
+export interface HandoffResult extends MessageResult {
   /** The tenant's `max_handoffs_in_flight` in the policy in force (null: none); absent before v0.5.1. */
   inFlightLimit?: number | null;
 }
@@ -137,10 +138,6 @@ export interface HandoffDependencies {
   missingTenantGraceMs?: number;
 }
 
-function permanent(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, PERMANENT_HANDOFF_ERROR);
-}
-
 const isPermanent = (err: unknown): boolean =>
   err instanceof ApplicationFailure && err.type === PERMANENT_HANDOFF_ERROR;
 
@@ -218,112 +215,6 @@ function jobStartOptionsOf(request: JobStartRequest): WorkflowStartOptions {
     ...(request.retry ? { retry: request.retry } : {}),
   };
   return Object.assign(options, { [CLIENT_START_OPTIONS]: { requestId: request.requestId } });
-}
-
-/** Signals `message` (an occurrence's envelope, or a failure hook's notice) to the target workflow. */
-async function signalTarget(
-  client: Client,
-  target: Pick<Extract<Target, { type: 'WORKFLOW_SIGNAL' }>, 'workflow_id' | 'signal_name' | 'start'>,
-  message: OccurrenceEnvelope | ScheduleNotice,
-): Promise<HandoffResult> {
-  const { attempt } = Context.current().info;
-  if (target.start) {
-    const handle = await client.workflow.signalWithStart(target.start.workflow_type, {
-      workflowId: target.workflow_id,
-      taskQueue: target.start.task_queue,
-      signal: target.signal_name,
-      signalArgs: [message],
-      args: [],
-    });
-    return { targetRef: handle.workflowId, duplicate: false, attempt };
-  }
-  try {
-    await client.workflow.getHandle(target.workflow_id).signal(target.signal_name, message);
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) {
-      throw permanent(`workflow ${target.workflow_id} is not running and the target has no start options`);
-    }
-    throw err;
-  }
-  return { targetRef: target.workflow_id, duplicate: false, attempt };
-}
-
-/** A CloudEvent POSTed to a sink, with the key a sink deduplicates on. */
-interface EventPost {
-  tenant: string;
-  sinkUrl: string;
-  idempotencyKey: string;
-  cloudEvent: Record<string, unknown>;
-}
-
-async function publishEvent(
-  delivery: EventDelivery,
-  post: EventPost,
-  sinkMayBePrivate: boolean,
-): Promise<HandoffResult> {
-  const attempt = Context.current().info.attempt;
-  const sink = redactUrl(post.sinkUrl);
-  let status: number;
-  try {
-    ({ status } = await delivery.deliver({
-      tenant: post.tenant,
-      url: post.sinkUrl,
-      headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': post.idempotencyKey },
-      body: JSON.stringify(post.cloudEvent),
-      allowPrivate: sinkMayBePrivate,
-      timeoutMs: 15_000,
-    }));
-  } catch (err) {
-    if (!(err instanceof EventDeliveryError)) throw err;
-    // The tenant reads `message` (coarse); the raw cause is for the operator's log only.
-    log.warn('event sink not reached', { sink, kind: err.kind, detail: err.detail });
-    if (err.kind === 'address-refused' || err.kind === 'invalid-url')
-      throw permanent(`POST ${sink}: ${err.message}`);
-    throw new Error(`POST ${sink}: ${err.message}`);
-  }
-  if (status >= 200 && status < 300) return { targetRef: sink, duplicate: status === 208, attempt };
-  // A redirect is never followed: the URL it names was checked by nobody.
-  if (status >= 300 && status < 400)
-    throw permanent(`POST ${sink} answered ${status} (a redirect: not followed)`);
-  const message = `POST ${sink} answered ${status}`;
-  if (status >= 500 || status === 408 || status === 429) throw new Error(message);
-  throw permanent(message);
-}
-
-/** CloudEvents 1.0, structured JSON mode; `id` is the occurrence ID, so a sink can deduplicate retries. */
-function cloudEventOf(target: Extract<Target, { type: 'EVENT' }>, occ: OccurrenceEnvelope) {
-  return {
-    specversion: '1.0',
-    id: occ.occurrence_id,
-    source: `durable-scheduler/${occ.tenant_id}/${occ.schedule_id}`,
-    type: target.event_type,
-    time: occ.emitted_at,
-    datacontenttype: 'application/json',
-    subject: occ.scheduled_for,
-    data: {
-      schedule_id: occ.schedule_id,
-      schedule_version: occ.schedule_version,
-      scheduled_for: occ.scheduled_for,
-      idempotency_key: occ.idempotency_key,
-      trigger: occ.trigger,
-      payload_ref: occ.payload_ref,
-      payload: occ.payload,
-    },
-  };
-}
-
-/** A failure hook's notice as a CloudEvent: its ID is the notice's, its type says failing or recovered. */
-function noticeEventOf(notice: ScheduleNotice) {
-  return {
-    specversion: '1.0',
-    id: notice.notice_id,
-    source: `durable-scheduler/${notice.tenant_id}/${notice.schedule_id}`,
-    type: NOTICE_EVENT_TYPES[notice.kind],
-    time: notice.at,
-    datacontenttype: 'application/json',
-    subject: notice.schedule_id,
-    data: notice,
-  };
 }
 
 /** What every hand-off reads: fixed when the worker's activities are made. */
