@@ -18,6 +18,7 @@ import { NamespaceNotFoundError, type SearchAttributePair, SearchAttributeType }
 import {
   asNoticeTarget,
   type NotifyTarget,
+  noticeField,
   type OccurrenceEnvelope,
   type ScheduleNotice,
   type Target,
@@ -396,7 +397,7 @@ async function sendNotice(ctx: HandoffContext, request: NoticeRequest): Promise<
     defaultJobTaskQueue: '',
   });
   const hook = notice.kind === 'FAILING' ? 'on_failure' : 'on_recovery';
-  if (!allowed.allowed) throw forbiddenTarget(allowed, allowed.field.replace(/^target/, `${hook}.notify`));
+  if (!allowed.allowed) throw forbiddenTarget(allowed, noticeField(allowed.field, hook));
   if (target.type === 'WORKFLOW_SIGNAL') return signalTarget(ctx.client, target, notice);
   const post = {
     tenant: notice.tenant_id,

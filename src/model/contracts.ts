@@ -24,6 +24,7 @@ export {
   NOTICE_EVENT_TYPES,
   NoticeFailure,
   NotifyTarget,
+  noticeField,
   OnFailure,
   OnRecovery,
   ScheduleNotice,

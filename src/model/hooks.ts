@@ -56,6 +56,10 @@ export const asNoticeTarget = (
   kind: keyof typeof NOTICE_EVENT_TYPES = 'FAILING',
 ): Target => (target.type === 'EVENT' ? { ...target, event_type: NOTICE_EVENT_TYPES[kind] } : target);
 
+/** A policy refusal's field (`target.sink_url`) as the hook's own (`on_failure.notify.sink_url`). */
+export const noticeField = (field: string, hook: 'on_failure' | 'on_recovery'): string =>
+  field.replace(/^target/, `${hook}.notify`);
+
 export const NoticeFailure = z.object({
   occurrence_id: z.string(),
   scheduled_for: z.string(),

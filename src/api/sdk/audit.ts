@@ -22,8 +22,8 @@ import { canonicalInstant } from '../../model/ids.js';
 import { isTerminal } from '../../model/views.js';
 import { parseOrThrow, SchedulerError, validationError } from '../errors.js';
 import { IN_PROCESS_SLOTS } from '../slot-runner.js';
-import { byScheduleId, inTurns } from './in-turns.js';
-import { listAll } from './listing.js';
+import { inTurns } from './in-turns.js';
+import { visibleScheduleIds } from './listing.js';
 import type { ScheduleCalls } from './schedule-calls.js';
 
 /** Schedules a tenant-wide report audits at once. */
@@ -70,7 +70,7 @@ function skippedOutcome(reason: string): SlotOutcome {
   return 'SKIPPED';
 }
 
-const instantKey = (iso: string) => canonicalInstant(iso);
+const instantKey = canonicalInstant;
 const isOwnRun = (o: Occurrence) => o.trigger === 'SCHEDULE' && !o.override;
 
 /** The calendar's own removals to explain: a window that skips, exclusions, closed days that are skipped. */
@@ -299,25 +299,27 @@ export async function auditTenant(
   hooks: AuditHooks = {},
 ): Promise<TenantAudit> {
   const request = parseOrThrow(AuditRequest, input);
-  const schedules = await listAll(calls, { include_deleted: true, limit: AUDIT_MAX_SCHEDULES + 1 });
-  if (schedules.length > AUDIT_MAX_SCHEDULES)
+  // IDs from visibility: each schedule is then read once, by its audit record (a listing would read it too).
+  const ids = await visibleScheduleIds(calls, AUDIT_MAX_SCHEDULES);
+  if (ids.length > AUDIT_MAX_SCHEDULES)
     throw new SchedulerError(
       'VALIDATION',
       `the tenant has more than ${AUDIT_MAX_SCHEDULES} schedules: audit them by schedule`,
       'from',
     );
-  // Schedules created after the range called for nothing in it.
-  const relevant = schedules
-    .filter((s) => Date.parse(s.created_at) < Date.parse(request.to))
-    .sort(byScheduleId);
-  hooks.onRead?.(relevant.length);
+  ids.sort();
+  hooks.onRead?.(ids.length);
   const nowMs = Date.parse(await calls.now());
-  const audits = await inTurns(relevant, AUDITS_AT_ONCE, async (s) => {
+  const audits = await inTurns(ids, AUDITS_AT_ONCE, async (id) => {
     try {
-      const record = await calls.auditRecord(s.schedule_id);
-      return { audit: await auditRecordOf(calls, s.schedule_id, record, request, nowMs) };
+      const record = await calls.auditRecord(id);
+      // Created after the range: it called for nothing in it.
+      if (Date.parse(record.created_at) >= Date.parse(request.to)) return {};
+      return { audit: await auditRecordOf(calls, id, record, request, nowMs) };
     } catch (err) {
-      return { unread: { schedule_id: s.schedule_id, reason: (err as Error).message } };
+      // Deleted from the store since it was listed: nothing to audit.
+      if (err instanceof SchedulerError && err.code === 'NOT_FOUND') return {};
+      return { unread: { schedule_id: id, reason: (err as Error).message } };
     }
   });
   const read = audits.flatMap((a) => (a.audit ? [a.audit] : []));

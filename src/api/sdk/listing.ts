@@ -76,6 +76,22 @@ async function readAll(calls: ScheduleCalls, ids: string[]): Promise<Schedule[]>
   return items.filter((item): item is Schedule => item !== null);
 }
 
+/**
+ * The IDs of the tenant's schedules (deleted ones included) from visibility alone, no workflow read, up to
+ * `limit` (one more than it tells there are more): for work that reads each schedule its own way.
+ */
+export async function visibleScheduleIds(calls: ScheduleCalls, limit: number): Promise<string[]> {
+  const query = calls.listQuery({ include_deleted: true });
+  const ids: string[] = [];
+  let token: Uint8Array | undefined;
+  do {
+    const listed = await calls.visibleIds(query, Math.min(limit + 1 - ids.length, MAX_PAGE_SIZE), token);
+    ids.push(...listed.ids);
+    token = listed.next;
+  } while (token && ids.length <= limit);
+  return ids;
+}
+
 /** The schedule with this ID, or null when there is none. */
 export async function readIfExists(calls: ScheduleCalls, scheduleId: string): Promise<Schedule | null> {
   try {

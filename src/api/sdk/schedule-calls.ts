@@ -11,6 +11,7 @@ import {
   type EditRequestInput,
   type EditResult,
   type NextRun,
+  noticeField,
   type Schedule,
   type ScheduleDescription,
   type ScheduleSpec,
@@ -144,21 +145,20 @@ export class ScheduleCalls {
    */
   checkTarget(spec: ScheduleSpec): void {
     const policy = this.options.tenantPolicy?.() ?? ALWAYS_CHECKED;
-    const check = (target: Target, field: string) => {
+    const check = (target: Target, fieldOf: (field: string) => string = (field) => field) => {
       const verdict = policy.check(this.tenant, target, {
         schedulerTaskQueue: this.options.taskQueue,
         defaultJobTaskQueue: this.defaultJobTaskQueue(),
       });
       if (!verdict.allowed)
-        throw new SchedulerError('FORBIDDEN_TARGET', verdict.reason, verdict.field.replace(/^target/, field));
+        throw new SchedulerError('FORBIDDEN_TARGET', verdict.reason, fieldOf(verdict.field));
     };
-    check(spec.target, 'target');
+    check(spec.target);
     // A failure hook's notice reaches what a target could: the same policy, its own field named.
-    const notify = [
-      ['on_failure.notify', spec.on_failure?.notify],
-      ['on_recovery.notify', spec.on_recovery?.notify],
-    ] as const;
-    for (const [field, target] of notify) if (target) check(asNoticeTarget(target), field);
+    for (const hook of ['on_failure', 'on_recovery'] as const) {
+      const target = spec[hook]?.notify;
+      if (target) check(asNoticeTarget(target), (field) => noticeField(field, hook));
+    }
   }
 
   /** The tenant's quotas in the policy in force (none without a policy: an SDK embedded with namespace credentials). */

@@ -15,7 +15,7 @@ import { idempotencyKey, occurrenceId } from '../../model/ids.js';
 import { NOTICE_FAILURES_LISTED } from '../../model/views.js';
 import { workflowNow, workflowNowIso } from '../clock.js';
 import { countDisarmed, countOccurrence, type MetricLabels, recordLateness } from '../metrics.js';
-import { type PendingFire, RECENT_LIMIT, type ScheduleState } from './state.js';
+import { hasFailureHooks, type PendingFire, RECENT_LIMIT, type ScheduleState } from './state.js';
 
 const ACTIVE_OCCURRENCE: ReadonlySet<Occurrence['status']> = new Set([
   'QUEUED',
@@ -246,7 +246,7 @@ export class Ledger {
    */
   private countStreak(occ: Occurrence): void {
     const { spec } = this.s;
-    if ((!spec.on_failure && !spec.on_recovery) || occ.status === 'CANCELLED') return;
+    if (!hasFailureHooks(spec) || occ.status === 'CANCELLED') return;
     const failed = occ.status === 'FAILED';
     this.s.failureStreak ??= { count: 0, recent: [] };
     const streak = this.s.failureStreak;

@@ -308,6 +308,10 @@ export function continuedInput(input: ScheduleWorkflowInput, s: ScheduleState): 
   };
 }
 
+/** A schedule that counts its failures in a row (on_failure, on_recovery). */
+export const hasFailureHooks = (spec: ScheduleSpec): boolean =>
+  spec.on_failure !== undefined || spec.on_recovery !== undefined;
+
 /** ONE_TIME, DELAY and DEADLINE end when their occurrences have run; they end FAILED if one failed. */
 export const endsAfterItsSlots = (spec: ScheduleSpec): boolean =>
   ['ONE_TIME', 'DELAY', 'DEADLINE'].includes(spec.timing.kind);

@@ -15,7 +15,7 @@ import {
 } from '../../model/zones.js';
 import { markdownLiteral } from '../markdown.js';
 import { scheduleAttributes } from '../search-attributes.js';
-import { NEXT_RUNS_SHOWN, type ScheduleState, TZ_HORIZON_MS } from './state.js';
+import { hasFailureHooks, NEXT_RUNS_SHOWN, type ScheduleState, TZ_HORIZON_MS } from './state.js';
 
 /** Until when the buffered slots are trusted (the horizon); null when they follow no changing data. */
 const trustedUntil = (s: ScheduleState): string | null =>
@@ -53,7 +53,7 @@ export const nextUnarmedFireAt = (s: ScheduleState): string | null =>
 
 /** What the failure hooks counted and did; null for a schedule without them. */
 export function failureHookView(s: ScheduleState): FailureHookView | null {
-  if (!s.spec.on_failure && !s.spec.on_recovery) return null;
+  if (!hasFailureHooks(s.spec)) return null;
   return {
     consecutive_failures: s.failureStreak?.count ?? 0,
     after_consecutive: s.spec.on_failure?.after_consecutive ?? 1,
