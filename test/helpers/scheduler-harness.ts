@@ -36,6 +36,12 @@ export function policyTellingHandoffBound(maxHandoffsInFlight = Number.POSITIVE_
   });
 }
 
+/**
+ * Past a slot, the time by which its timer has surely fired: it fires late by the workflow task that
+ * started it, which the server times out after 10 s.
+ */
+const SLOT_SETTLE_MS = 30_000;
+
 export class SchedulerHarness {
   readonly runs: JobRun[] = [];
   private workers: Worker[] = [];
@@ -125,6 +131,18 @@ export class SchedulerHarness {
       // The test server's clock, which time skipping moves ahead of this machine's.
       clock: () => this.now(),
     });
+  }
+
+  /**
+   * Moves the clock `SLOT_SETTLE_MS` past `slotAt`, so that the schedule's timer for that slot has fired
+   * before the test sends its next signal or update. A command sent "on" the slot in real time races the
+   * timer into the command's task (a timer fires late by the task that started it), and when the workflow
+   * then cancels that timer the Java test server refuses the CancelTimer and never redelivers the task:
+   * the run is wedged (sdk-java #2606, #3088; the real server accepts it). Seen at CI as an edit that never
+   * answered. Edits racing due slots are tested on the dev server (test/integration/api-races.test.ts).
+   */
+  async passSlot(slotAt: string): Promise<void> {
+    await this.env.sleep(Date.parse(slotAt) + SLOT_SETTLE_MS - (await this.now()));
   }
 
   async now(): Promise<number> {

@@ -8,11 +8,6 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const job = { type: 'JOB' as const, job_type: 'recordedJob' };
 
-/** Milliseconds from the server's now to the next multiple of `every` after the schedule's anchor. */
-async function untilNextSlot(h: SchedulerHarness, nextRunAt: string): Promise<number> {
-  return Date.parse(nextRunAt) - (await h.now());
-}
-
 describe('schedule handlers (time-skipping server)', () => {
   // A fresh server per test: the Java test server stops skipping time once a workflow closed while a
   // child it abandoned still runs (the real server does not), and these tests end schedules that way.
@@ -32,8 +27,8 @@ describe('schedule handlers (time-skipping server)', () => {
       target: job,
       timing: { kind: 'INTERVAL', every: 'PT1H' },
     });
-    // Land exactly on the first slot and edit: the due slot still fires under version 1.
-    await h.env.sleep(await untilNextSlot(h, schedule.next_run_at!));
+    // Just past the first slot, edit: that slot stays version 1's.
+    await h.passSlot(schedule.next_run_at!);
     const edited = await sdk.update('edit', {
       expected_version: 1,
       spec: { target: job, timing: { kind: 'INTERVAL', every: 'PT30M' } },
@@ -60,7 +55,7 @@ describe('schedule handlers (time-skipping server)', () => {
     await sdk.cancel('edit');
   });
 
-  it('pause stops runs, resume restarts them; a pause landing on a due slot lets that slot fire once', async () => {
+  it('pause stops runs, resume restarts them; a pause just after a slot leaves the run of that slot alone', async () => {
     const sdk = h.sdk();
     const { schedule } = await sdk.create({
       schedule_id: 'pause',
@@ -68,7 +63,7 @@ describe('schedule handlers (time-skipping server)', () => {
       timing: { kind: 'INTERVAL', every: 'PT1H' },
       misfire: 'SKIP',
     });
-    await h.env.sleep(await untilNextSlot(h, schedule.next_run_at!));
+    await h.passSlot(schedule.next_run_at!);
     await sdk.pause('pause', 'incident 123');
     await h.env.sleep(3.5 * HOUR); // slots at +2h, +3h, +4h pass while paused: SKIP drops them
     expect(runsOf('pause')).toHaveLength(1);
@@ -80,14 +75,14 @@ describe('schedule handlers (time-skipping server)', () => {
     await sdk.cancel('pause');
   });
 
-  it('cancel landing on a due slot: that slot fires once, nothing after; history stays readable', async () => {
+  it('cancel just after a slot: the run of that slot completes, nothing after; history stays readable', async () => {
     const sdk = h.sdk();
     const { schedule } = await sdk.create({
       schedule_id: 'cancel',
       target: job,
       timing: { kind: 'INTERVAL', every: 'PT1H' },
     });
-    await h.env.sleep(await untilNextSlot(h, schedule.next_run_at!));
+    await h.passSlot(schedule.next_run_at!);
     const cancelled = await sdk.cancel('cancel', { note: 'customer left' });
     expect(cancelled.schedule.status).toBe('CANCELLED');
     expect(cancelled.schedule.next_run_at).toBeNull();
