@@ -3,11 +3,11 @@
 // after each change) and applied once confirmed; elsewhere `--yes` applies and `--dry-run` only shows.
 import type { Command } from 'commander';
 import type { ApplyResult } from '../model/http.js';
+import { buildApplyRequest } from './apply-file.js';
 import { type Cli, type CommonFlags, readFileArg, showThenChange } from './command-context.js';
 import { connectionOptions, serverCommand } from './command-options.js';
 import { formatApply } from './format.js';
 import { UsageError } from './preview.js';
-import { buildApplyRequest } from './requests.js';
 
 type ApplyFlags = CommonFlags & {
   file?: string;

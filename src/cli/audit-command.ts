@@ -2,9 +2,9 @@
 // schedule of the tenant ("what didn't run last night?").
 import type { Command } from 'commander';
 import type { ScheduleAudit, TenantAudit } from '../model/audit.js';
+import { formatAudit, formatTenantAudit } from './audit-format.js';
 import { type Cli, type CommonFlags, schedulePath } from './command-context.js';
 import { connectionOptions, serverCommand } from './command-options.js';
-import { formatAudit, formatTenantAudit } from './format.js';
 import { type AuditFlags, buildAuditQuery } from './requests.js';
 
 export function auditCommand(program: Command, cli: Cli): void {

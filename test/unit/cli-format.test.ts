@@ -3,17 +3,16 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { formatAudit, formatTenantAudit } from '../../src/cli/audit-format.js';
 import {
   failureLines,
   formatApply,
-  formatAudit,
   formatBackfill,
   formatBulk,
   formatDescription,
   formatOccurrences,
   formatSchedule,
   formatScheduleList,
-  formatTenantAudit,
   inZone,
   terminalSafe,
   zoneOf,

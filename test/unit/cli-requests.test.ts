@@ -1,9 +1,9 @@
 // The `scheduler` CLI's flags → HTTP request bodies (src/cli/requests.ts): pure, no server. Every body is
 // checked against the model's contracts; a bad flag is a UsageError naming the flag and the field it fills.
 import { describe, expect, it } from 'vitest';
+import { buildApplyRequest } from '../../src/cli/apply-file.js';
 import { UsageError } from '../../src/cli/preview.js';
 import {
-  buildApplyRequest,
   buildAuditQuery,
   buildBackfillRequest,
   buildBulkRequest,

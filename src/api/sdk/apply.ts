@@ -5,9 +5,11 @@
 // since the last apply: each apply records the digest of the definition it applied (`applied_digest`), an
 // edit by other means leaves it behind, and overwriting that edit silently is what an apply must never do.
 
+import type { z } from 'zod';
 import { type Schedule, ScheduleSpec, specOf } from '../../model/contracts.js';
 import {
   type ApplyChange,
+  type ApplyDocument,
   ApplyRequest,
   type ApplyRequestInput,
   type ApplyResult,
@@ -41,6 +43,9 @@ function declared(spec: ScheduleSpec): ScheduleSpec {
   return rest;
 }
 
+/** The next runs of a definition as the plan shows them (none when `count` is 0). */
+type RunsOf = (scheduleId: string, spec: ScheduleSpec, createdAt: string) => string[];
+
 export async function applySchedules(
   calls: ScheduleCalls,
   input: ApplyRequestInput,
@@ -49,7 +54,7 @@ export async function applySchedules(
   const request = parseOrThrow(ApplyRequest, input);
   const now = await calls.now();
   const count = request.preview_count;
-  const runsOf = (id: string, spec: ScheduleSpec, createdAt: string) =>
+  const runsOf: RunsOf = (id, spec, createdAt) =>
     count === 0 ? [] : previewRuns(id, spec, createdAt, now, count).map((r) => r.scheduled_for);
 
   const current = await inTurns(request.schedules, APPLY_CONCURRENCY, (doc) =>
@@ -57,63 +62,12 @@ export async function applySchedules(
   );
   const pruned = request.prune ? await prunable(calls, request.prune, request.schedules) : [];
   hooks.onRead?.(request.schedules.length + pruned.length);
-
-  const plan: Planned[] = request.schedules.map((doc, i) => inDocument(i, () => planOne(doc, current[i]!)));
-  function planOne(doc: (typeof request.schedules)[number], existing: Schedule | null): Planned {
-    const { contract: _contract, schedule_id, ...fields } = doc;
-    const spec = declared(parseOrThrow(ScheduleSpec, fields));
-    const digest = definitionHash(spec);
-    const base = { schedule_id, fields: [], next_runs_before: [], reason: null, outcome: 'PLANNED' as const };
-    if (!existing)
-      return {
-        ...base,
-        action: 'CREATE',
-        version: null,
-        next_runs_after: runsOf(schedule_id, spec, now),
-        spec: { ...spec, applied_digest: digest },
-      };
-    const before = ScheduleSpec.parse(specOf(existing));
-    const runs = {
-      next_runs_before: isTerminal(existing.status) ? [] : runsOf(schedule_id, before, existing.created_at),
-      next_runs_after: isTerminal(existing.status) ? [] : runsOf(schedule_id, spec, existing.created_at),
-    };
-    const changed = changedFields(declared(before), spec);
-    if (existing.deleted_at)
-      return {
-        ...base,
-        ...runs,
-        fields: changed,
-        action: 'CONFLICT',
-        version: existing.version,
-        reason: `deleted at ${existing.deleted_at}: a schedule ID is never reused; declare it under another schedule_id`,
-      };
-    if (changed.length === 0)
-      return { ...base, ...runs, action: 'UNCHANGED', version: existing.version, outcome: 'PLANNED' };
-    const conflict = conflictOf(existing, before, request.force);
-    return {
-      ...base,
-      ...runs,
-      fields: changed,
-      version: existing.version,
-      ...(conflict
-        ? { action: 'CONFLICT', reason: conflict }
-        : { action: 'UPDATE', spec: { ...spec, applied_digest: digest } }),
-    };
-  }
-  for (const s of pruned)
-    plan.push({
-      schedule_id: s.schedule_id,
-      action: 'DELETE',
-      version: s.version,
-      fields: [],
-      next_runs_before: isTerminal(s.status)
-        ? []
-        : runsOf(s.schedule_id, ScheduleSpec.parse(specOf(s)), s.created_at),
-      next_runs_after: [],
-      outcome: 'PLANNED',
-      reason: `not in the file, picked by ${request.prune}`,
-      live: !isTerminal(s.status),
-    });
+  const plan: Planned[] = [
+    ...request.schedules.map((doc, i) =>
+      inDocument(i, () => planDocument(doc, current[i]!, { now, runsOf, force: request.force })),
+    ),
+    ...pruned.map((s) => planPrune(s, request.prune!, runsOf)),
+  ];
 
   const result = (changes: Planned[]): ApplyResult => ({
     dry_run: request.dry_run,
@@ -129,6 +83,74 @@ export async function applySchedules(
       'schedules',
     );
   await checkQuota(calls, plan);
+  return result(await carryOutPlan(calls, plan, hooks));
+}
+
+/** What the file's document asks of the schedule it names, as it is now (`existing`, null: none yet). */
+function planDocument(
+  doc: z.output<typeof ApplyDocument>,
+  existing: Schedule | null,
+  { now, runsOf, force }: { now: string; runsOf: RunsOf; force: boolean },
+): Planned {
+  const { contract: _contract, schedule_id, ...fields } = doc;
+  const spec = declared(parseOrThrow(ScheduleSpec, fields));
+  const digest = definitionHash(spec);
+  const base = { schedule_id, fields: [], next_runs_before: [], reason: null, outcome: 'PLANNED' as const };
+  if (!existing)
+    return {
+      ...base,
+      action: 'CREATE',
+      version: null,
+      next_runs_after: runsOf(schedule_id, spec, now),
+      spec: { ...spec, applied_digest: digest },
+    };
+  const before = ScheduleSpec.parse(specOf(existing));
+  const runs = {
+    next_runs_before: isTerminal(existing.status) ? [] : runsOf(schedule_id, before, existing.created_at),
+    next_runs_after: isTerminal(existing.status) ? [] : runsOf(schedule_id, spec, existing.created_at),
+  };
+  const changed = changedFields(declared(before), spec);
+  if (existing.deleted_at)
+    return {
+      ...base,
+      ...runs,
+      fields: changed,
+      action: 'CONFLICT',
+      version: existing.version,
+      reason: `deleted at ${existing.deleted_at}: a schedule ID is never reused; declare it under another schedule_id`,
+    };
+  if (changed.length === 0) return { ...base, ...runs, action: 'UNCHANGED', version: existing.version };
+  const conflict = conflictOf(existing, before, force);
+  return {
+    ...base,
+    ...runs,
+    fields: changed,
+    version: existing.version,
+    ...(conflict
+      ? { action: 'CONFLICT', reason: conflict }
+      : { action: 'UPDATE', spec: { ...spec, applied_digest: digest } }),
+  };
+}
+
+/** The delete of a schedule the prune selector picked and the file no longer declares. */
+function planPrune(s: Schedule, selector: string, runsOf: RunsOf): Planned {
+  return {
+    schedule_id: s.schedule_id,
+    action: 'DELETE',
+    version: s.version,
+    fields: [],
+    next_runs_before: isTerminal(s.status)
+      ? []
+      : runsOf(s.schedule_id, ScheduleSpec.parse(specOf(s)), s.created_at),
+    next_runs_after: [],
+    outcome: 'PLANNED',
+    reason: `not in the file, picked by ${selector}`,
+    live: !isTerminal(s.status),
+  };
+}
+
+/** Every change of the plan, in the plan's order, each answered with its outcome. */
+async function carryOutPlan(calls: ScheduleCalls, plan: Planned[], hooks: ApplyHooks): Promise<Planned[]> {
   // Deletes first, creates last: what a plan frees is free before what it takes.
   const order = ['DELETE', 'UPDATE', 'CREATE'];
   const done = new Map<Planned, ApplyChange>();
@@ -137,7 +159,7 @@ export async function applySchedules(
     const answers = await inTurns(changes, APPLY_CONCURRENCY, (change) => carryOut(calls, change, hooks));
     for (const [i, change] of changes.entries()) done.set(change, answers[i]!);
   }
-  return result(plan.map((change) => done.get(change) ?? { ...change, outcome: 'NOTHING_TO_DO' }));
+  return plan.map((change) => done.get(change) ?? { ...change, outcome: 'NOTHING_TO_DO' });
 }
 
 /**
