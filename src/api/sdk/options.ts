@@ -23,7 +23,8 @@ export interface SchedulerClientOptions {
   armLeadMs?: number;
   /**
    * How far ahead a new recurring ALLOW JOB schedule arms its slots when that is longer than its lead: every
-   * slot within it, at most ten, in one workflow task. Default DEFAULT_ARM_AHEAD_MS (0: the lead alone).
+   * slot within it, at most ten, in one workflow task. Default DEFAULT_ARM_AHEAD_MS (600 s; 0: the lead
+   * alone).
    * The tenant policy is last checked this long before such a job begins (a policy change takes it back).
    */
   armAheadMs?: number;
