@@ -264,7 +264,7 @@ export const EnvironmentSchema = z.object({
     .max(3600)
     .default(defaults.DEFAULT_ARM_AHEAD_MS / 1000)
     .describe(
-      "how far ahead of now a recurring `ALLOW` JOB arms its slots when that is longer than `SCHEDULER_ARM_LEAD_S`: every slot within it, at most ten, in one workflow task, so that a schedule every minute costs one task per five fires instead of one per fire (performance.md: about 1.2× the CPU per fire of the same starts issued with no scheduler at all). It widens the lead's bound on how stale the tenant policy may be when a job begins (a policy change takes armed jobs back: tenancy-and-security.md); `0`: the lead alone. No effect when `SCHEDULER_ARM_LEAD_S` is `0`",
+      "how far ahead of now a recurring `ALLOW` JOB arms its slots when that is longer than `SCHEDULER_ARM_LEAD_S`: every slot within it, at most ten, in one workflow task, so that a schedule every minute costs one task per five fires instead of one per fire (performance.md: 1.2–1.4× the CPU per fire of the same starts issued with no scheduler at all). It widens the lead's bound on how stale the tenant policy may be when a job begins (a policy change takes armed jobs back: tenancy-and-security.md); `0`: the lead alone. No effect when `SCHEDULER_ARM_LEAD_S` is `0`",
     ),
   /**
    * `on` (default): a new schedule whose first run is more than a minute past its arm lead (at least 60 s)

@@ -50,7 +50,7 @@ export const DEFAULT_ARM_LEAD_MS = 120_000;
  * SCHEDULER_ARM_AHEAD_S (in ms): every slot within this of now is armed, when longer than the lead (at most
  * ARMED_AT_MOST of them), so that a schedule every minute arms several slots per workflow task. It widens
  * the lead's bound on how stale the tenant policy may be when a job begins (a policy change takes armed jobs
- * back). On by default since measured over whole arming cycles: 1.2x the CPU per fire of the same starts
+ * back). On by default since measured over whole arming cycles: 1.2-1.4x the CPU per fire of the same starts
  * issued with no scheduler (BENCHMARKS.md, "Steady state"); 0: the lead alone.
  */
 export const DEFAULT_ARM_AHEAD_MS = 600_000;
