@@ -131,13 +131,23 @@ export function targetSummary(target: Target): string {
 
 /**
  * `list`: id, status, kind, next run in the schedule's zone, zone, version, and (when the API says any)
- * the timing in words.
+ * the last outcome and the timing in words.
  */
 export function formatScheduleList(items: Schedule[]): string {
   if (items.length === 0) return '(no schedules)';
+  const lastRead = items.some((s) => s.last_occurrence !== undefined);
   const explained = items.some((s) => s.explanation !== undefined);
   return table(
-    ['ID', 'STATUS', 'KIND', 'NEXT RUN (local)', 'ZONE', 'VERSION', ...(explained ? ['IN WORDS'] : [])],
+    [
+      'ID',
+      'STATUS',
+      'KIND',
+      'NEXT RUN (local)',
+      'ZONE',
+      'VERSION',
+      ...(lastRead ? ['LAST'] : []),
+      ...(explained ? ['IN WORDS'] : []),
+    ],
     items.map((s) => {
       const zone = zoneOf(s);
       const status = s.deleted_at ? `${s.status} (deleted)` : s.status;
@@ -148,6 +158,7 @@ export function formatScheduleList(items: Schedule[]): string {
         inZone(s.next_run_at, zone),
         zone,
         String(s.version),
+        ...(lastRead ? [s.last_occurrence?.status ?? '-'] : []),
         ...(explained ? [s.explanation ?? '-'] : []),
       ];
     }),
@@ -183,6 +194,13 @@ export function failureLines(f: ScheduleDescription['failures']): string[] {
   return [`Failures in a row: ${f.consecutive_failures} (hook at ${f.after_consecutive}): ${state}${notice}`];
 }
 
+/** The newest due occurrence in a line: its status, its slot as written, its reason. */
+function lastOutcome(last: Schedule['last_occurrence']): string | undefined {
+  if (last === undefined) return undefined;
+  if (last === null) return 'none yet';
+  return `${last.status} (slot ${asWritten(last.scheduled_for)}, ${last.trigger})${last.reason ? `: ${last.reason}` : ''}`;
+}
+
 /** The key fields of a schedule (get, and the top of describe). */
 export function formatSchedule(s: Schedule): string {
   const zone = zoneOf(s);
@@ -202,6 +220,7 @@ export function formatSchedule(s: Schedule): string {
     ['target', targetSummary(s.target)],
     ['next run', s.next_run_at ? `${inZone(s.next_run_at, zone)} (${s.next_run_at})` : '-'],
     ['last run', s.last_run_at ? inZone(s.last_run_at, zone) : '-'],
+    ['last outcome', lastOutcome(s.last_occurrence)],
     [
       'policies',
       `misfire ${s.misfire} (late after ${s.max_lateness_s}s), overlap ${s.overlap}${

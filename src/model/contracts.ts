@@ -201,6 +201,18 @@ export const Occurrence = z.object({
 });
 export type Occurrence = z.infer<typeof Occurrence>;
 
+/** A schedule's newest occurrence that is due or past, as a listing shows it beside the schedule. */
+export const LastOccurrence = Occurrence.pick({
+  occurrence_id: true,
+  scheduled_for: true,
+  fire_at: true,
+  emitted_at: true,
+  status: true,
+  reason: true,
+  trigger: true,
+});
+export type LastOccurrence = z.infer<typeof LastOccurrence>;
+
 /** What a target receives: the JOB's argument, the signal's argument, the CloudEvent's `data`. */
 export const OccurrenceEnvelope = z.object({
   occurrence_id: z.string(),
@@ -256,33 +268,13 @@ export const Schedule = ScheduleSpec.safeExtend({
     .describe(
       'the timing and calendar options in plain English, generated from the structured rule (docs/words.md "Rule → words"); absent when the words cannot say it',
     ),
+  last_occurrence: LastOccurrence.nullable()
+    .optional()
+    .describe(
+      'the newest occurrence whose instant (fire_at) has come (one armed ahead for later is not it yet): what the last run did and why; null before the first; read with the schedule (GET, list), absent where it was not read (the answers of create and edit)',
+    ),
 });
 export type Schedule = z.infer<typeof Schedule>;
-
-/**
- * The fields of a `schedule.v1` view that the server owns, each with what changes it: a create or a PATCH
- * that sends one is told so (400, the field named, this reason) instead of "unknown field".
- */
-export const SERVER_OWNED_FIELDS: Readonly<Record<string, string>> = Object.freeze({
-  tenant_id: 'is the API key’s tenant',
-  owner_ref: 'is the API key’s owner (an edit makes its author the owner)',
-  status: 'is changed by POST /v1/schedules/{id}/pause, /resume, /cancel and DELETE /v1/schedules/{id}',
-  version: 'is counted by the server: a PATCH sends the version it read as expected_version',
-  next_run_at: 'is computed from the timing: GET /v1/schedules/{id} or POST /v1/preview show it',
-  last_run_at: 'is recorded when an occurrence is handed off',
-  created_at: 'is recorded at create',
-  updated_at: 'is recorded at every change',
-  pause_note: 'is the note of POST /v1/schedules/{id}/pause',
-  owner_revoked_at:
-    'is recorded when the owner’s key is removed; POST /v1/schedules/{id}/resume takes the schedule over',
-  deleted_at: 'is recorded by DELETE /v1/schedules/{id}',
-  explanation: 'is generated from the timing (POST /v1/interpret reads words into a timing)',
-});
-/** The reason for a field a request may not send. */
-export const serverOwnedReason = (field: string): string | undefined =>
-  Object.hasOwn(SERVER_OWNED_FIELDS, field)
-    ? `${SERVER_OWNED_FIELDS[field]}: leave it out of the request (a schedule.v1 document from GET round-trips without it)`
-    : undefined;
 
 /** The definition inside a `schedule.v1` view: what a user wrote, without the server-owned fields. */
 export function specOf(schedule: Schedule): ScheduleSpecInput {

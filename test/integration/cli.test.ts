@@ -114,11 +114,11 @@ describe('scheduler CLI over the HTTP API', () => {
     );
     expect(page.next_cursor).toBeNull();
     const table = (await ok('list', '--status', 'active', '--kind', 'cron')).split('\n');
-    // The last column, the timing in words, when the API explains the schedules.
-    expect(table[0]).toMatch(/^ID\s+STATUS\s+KIND\s+NEXT RUN \(local\)\s+ZONE\s+VERSION(\s+IN WORDS)?$/);
+    // Then the last outcome (none yet: "-") and the timing in words, as the API reads them.
+    expect(table[0]).toMatch(/^ID\s+STATUS\s+KIND\s+NEXT RUN \(local\)\s+ZONE\s+VERSION\s+LAST\s+IN WORDS$/);
     expect(table.find((l: string) => l.startsWith(ID))).toMatch(
       new RegExp(
-        `^cli-weekday\\s+ACTIVE\\s+CRON\\s+\\d{4}-\\d\\d-\\d\\d ${hh(RIGA_HOUR)}:00:00 \\+0[23]:00\\s+Europe/Riga\\s+1(\\s+\\S.*)?$`,
+        `^cli-weekday\\s+ACTIVE\\s+CRON\\s+\\d{4}-\\d\\d-\\d\\d ${hh(RIGA_HOUR)}:00:00 \\+0[23]:00\\s+Europe/Riga\\s+1\\s+-\\s+\\S.*$`,
       ),
     );
 

@@ -18,6 +18,7 @@ import { TenantPolicy } from '../../src/model/tenant-policy.js';
 const MARKUP_JOB = '<img src=x onerror="window.__pwned=1">';
 const MARKUP_PAYLOAD = 'state://x/<script>window.__pwned=2</script>';
 const MARKUP_NOTE = '<b>paused</b><img src=y onerror="window.__pwned=3">';
+const TRIGGER_REASON = 'run by hand before the console opened';
 
 let s: ConsoleStack;
 let browser: Browser;
@@ -68,6 +69,9 @@ beforeAll(async () => {
   ]);
   expect(created.map((c) => c.status)).toEqual([201, 201, 201, 201]);
   expect((await s.call(acme, 'POST', '/v1/schedules/markup/pause', { note: MARKUP_NOTE })).status).toBe(200);
+  // A run the list shows as hourly-b's last outcome (the others have not run).
+  const triggered = await s.call(acme, 'POST', '/v1/schedules/hourly-b/trigger', { reason: TRIGGER_REASON });
+  expect(triggered.status).toBe(200);
   browser = await launchChromium(executablePath);
 });
 
@@ -223,6 +227,16 @@ describe('the console', () => {
     expect(listed).not.toContain('globex-secret');
     expect(listed).toContain('team=reports');
     expect(await page.$('#key')).toBeNull();
+    // The last outcome beside each schedule: the run triggered before, with its reason; none for the others.
+    const rowOf = (id: string) =>
+      inPage<string>(
+        page,
+        `Array.from(document.querySelectorAll('table.schedules tbody tr')).find((tr) => tr.querySelector('a')?.textContent === ${js(id)})?.textContent ?? ''`,
+      );
+    expect(await rowOf('hourly-b')).toContain(TRIGGER_REASON);
+    expect(await rowOf('hourly-b')).toMatch(/DISPATCHING|RUNNING|HANDED_OFF|COMPLETED/);
+    expect(await rowOf('hourly-a')).toContain('no run yet');
+    expect(await rowOf('hourly-a')).not.toContain(TRIGGER_REASON);
     // Labels are searched too.
     await page.type('#search', 'env=prod');
     await waitText(page, 'main', '1 of 3 schedules');

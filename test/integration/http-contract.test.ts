@@ -46,6 +46,8 @@ const SERVER_OWNED = [
   'deleted_at',
   // Generated from the timing by the API (the rule in words), never stored: not part of a definition.
   'explanation',
+  // Read from the schedule's occurrences with it (its last outcome): not part of a definition.
+  'last_occurrence',
 ];
 const withoutServerOwned = (doc: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(doc).filter(([key]) => !SERVER_OWNED.includes(key)));

@@ -356,6 +356,24 @@ describe('HTTP API: every timing kind, end to end', () => {
       30_000,
     );
     expect(fired.next_runs.length).toBeGreaterThan(0);
+    // The last outcome, as GET and a listing show it: the newest scheduled run whose instant has come
+    // (`fired` counts slots armed ahead too, so the first instant may still be ahead here).
+    const read = await eventually(
+      `${id}'s first instant to come`,
+      async () => {
+        const schedule = (await api.call('GET', `/v1/schedules/${id}`, { key: ALICE })).body;
+        return schedule.last_occurrence ? schedule : undefined;
+      },
+      30_000,
+    );
+    expect(read.last_occurrence).toMatchObject({ trigger: 'SCHEDULE' });
+    expect(Date.parse(read.last_occurrence.fire_at)).toBeLessThanOrEqual(Date.now());
+    expect(['DISPATCHING', 'RUNNING', 'HANDED_OFF', 'COMPLETED']).toContain(read.last_occurrence.status);
+    const listed = (await api.call('GET', '/v1/schedules?limit=100', { key: ALICE })).body.items;
+    const item = listed.find((s: { schedule_id: string }) => s.schedule_id === id);
+    expect(Date.parse(item.last_occurrence.fire_at)).toBeGreaterThanOrEqual(
+      Date.parse(read.last_occurrence.fire_at),
+    );
 
     const manual = await api.call('POST', `/v1/schedules/${id}/trigger`, {
       key: ALICE,

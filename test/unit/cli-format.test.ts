@@ -110,6 +110,37 @@ describe('times in the schedule zone', () => {
   });
 });
 
+describe('the last outcome', () => {
+  const last = {
+    occurrence_id: 'nightly:2027-03-13T07:30:00Z',
+    scheduled_for: '2027-03-13T02:30:00-05:00',
+    fire_at: '2027-03-13T07:30:00Z',
+    emitted_at: null,
+    status: 'SKIPPED' as const,
+    reason: 'misfire: 3600 s late',
+    trigger: 'SCHEDULE' as const,
+  };
+
+  it('list: a LAST column when the API read it, "-" for a schedule that has not run', () => {
+    const out = formatScheduleList([
+      { ...base, last_occurrence: last },
+      { ...base, schedule_id: 'new', last_occurrence: null },
+    ]).split('\n');
+    expect(out[0]).toMatch(/^ID\s+STATUS\s+KIND\s+NEXT RUN \(local\)\s+ZONE\s+VERSION\s+LAST$/);
+    expect(out[2]).toMatch(/\s3\s+SKIPPED$/);
+    expect(out[3]).toMatch(/^new\s.*\s3\s+-$/);
+    expect(formatScheduleList([base]).split('\n')[0]).not.toMatch(/LAST/);
+  });
+
+  it('get: its status, its slot as written, how it was triggered and why', () => {
+    expect(formatSchedule({ ...base, last_occurrence: last })).toMatch(
+      /^last outcome: +SKIPPED \(slot 2027-03-13 02:30:00 -05:00, SCHEDULE\): misfire: 3600 s late$/m,
+    );
+    expect(formatSchedule({ ...base, last_occurrence: null })).toMatch(/^last outcome: +none yet$/m);
+    expect(formatSchedule(base)).not.toMatch(/last outcome/);
+  });
+});
+
 describe('describe', () => {
   const description: ScheduleDescription = {
     schedule: { ...base, status: 'PAUSED', pause_note: 'quarter close' },

@@ -29,7 +29,7 @@ import {
 } from '../../model/labels.js';
 import type { SlotBatchRequest } from '../../model/slots.js';
 import { TenantPolicy, type TenantQuotas } from '../../model/tenant-policy.js';
-import { DELETED_VISIBLE_STATUS, describedAsOf } from '../../model/views.js';
+import { DELETED_VISIBLE_STATUS, describedAsOf, lastOccurrenceOf } from '../../model/views.js';
 import {
   auditQuery,
   describeQuery,
@@ -223,16 +223,22 @@ export class ScheduleCalls {
   }
 
   /**
-   * The workflow's own answer, with the schedule's `explanation` (its definition in words, added here: the
-   * workflow neither stores nor computes it); UNAVAILABLE when its worker does not answer within
+   * The workflow's own answer, with the schedule's `explanation` (its definition in words) and its
+   * `last_occurrence`, both added here: the workflow neither stores nor computes them, so a listing shows
+   * the last outcome without an event per fire. UNAVAILABLE when its worker does not answer within
    * `readTimeoutMs`.
    */
   async describe(scheduleId: string): Promise<ScheduleDescription> {
     const description = await this.read(scheduleId, () =>
       retry(() => this.queryAwake(scheduleId), STALE_CLOCK_RETRY),
     );
-    const asOfNow = describedAsOf(description, Date.parse(await this.now()));
-    return { ...asOfNow, schedule: withExplanation(asOfNow.schedule) };
+    const nowMs = Date.parse(await this.now());
+    const asOfNow = describedAsOf(description, nowMs);
+    const schedule = {
+      ...asOfNow.schedule,
+      last_occurrence: lastOccurrenceOf(asOfNow.recent_occurrences, nowMs),
+    };
+    return { ...asOfNow, schedule: withExplanation(schedule) };
   }
 
   /** What the schedule tells of itself for an audit (src/api/sdk/audit.ts); read as describe is. */

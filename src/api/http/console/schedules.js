@@ -1,12 +1,16 @@
 // Schedules: the tenant's schedules with status, the rule in words (`explanation`), the next run in the
-// schedule's zone and the viewer's; a search over ID, words and target, and a status filter.
+// schedule's zone and the viewer's, the last outcome (`last_occurrence`, read with each schedule: no
+// request of its own); a search over ID, words and target, and a status filter.
 import { listSchedules } from './api.js';
 import { badge, h, message, replace, table } from './dom.js';
 import { at, viewerZone, zoneOf } from './time.js';
 
 const STATUSES = ['ALL', 'ACTIVE', 'PAUSED', 'COMPLETED', 'FAILED', 'CANCELLED'];
 
-/** What a search matches: the ID, the words, the target's job type or event type, the pause note. */
+/**
+ * What a search matches: the ID, the words, the target's job type or event type, the pause note, the
+ * labels, and the last outcome's status and reason (“failed” finds the schedules whose last run failed).
+ */
 function haystack(schedule) {
   const target = schedule.target ?? {};
   return [
@@ -16,6 +20,8 @@ function haystack(schedule) {
     target.event_type,
     target.workflow_id,
     schedule.pause_note,
+    schedule.last_occurrence?.status,
+    schedule.last_occurrence?.reason,
     ...labelsOf(schedule),
   ]
     .filter(Boolean)
@@ -26,6 +32,20 @@ function haystack(schedule) {
 /** `key=value` of each label. */
 const labelsOf = (schedule) => Object.entries(schedule.labels ?? {}).map(([k, v]) => (v ? `${k}=${v}` : k));
 
+/** The newest due occurrence: its status, when its slot was (its zone) and why, or a dash. */
+function lastOutcome(schedule, zone) {
+  const last = schedule.last_occurrence;
+  if (!last) return h('span', { class: 'muted', text: last === null ? 'no run yet' : '—' });
+  return h(
+    'span',
+    { class: 'last-outcome' },
+    badge(last.status),
+    h('br'),
+    h('span', { class: 'muted', text: at(last.fire_at, zone) }),
+    last.reason ? h('span', { class: 'reason', text: last.reason }) : null,
+  );
+}
+
 function row(schedule) {
   const zone = zoneOf(schedule);
   return [
@@ -34,6 +54,7 @@ function row(schedule) {
     schedule.explanation ?? h('span', { class: 'muted', text: `${schedule.timing?.kind ?? ''} (no words)` }),
     h('span', {}, at(schedule.next_run_at, zone), h('br'), h('span', { class: 'muted', text: zone })),
     at(schedule.next_run_at, viewerZone),
+    lastOutcome(schedule, zone),
     h(
       'span',
       { class: 'labels' },
@@ -75,6 +96,7 @@ export async function schedulesPage(ctx) {
               'Rule',
               'Next run (its zone)',
               `Next run (yours: ${viewerZone})`,
+              'Last outcome',
               'Labels',
             ],
             shown.map(row),
