@@ -3,7 +3,7 @@
  * own fresh Temporal dev server (temp SQLite file, so its size can be measured at the end).
  *
  *   node --import tsx bench/scheduler/versus-schedules.ts [--schedules 1000] [--side both|ours|temporal]
- *        [--concurrency 20] [--lead <s>] [--arm-lead <s>] [--deadline <s>] [--jitter PT30S] [--history-sample 1000]
+ *        [--concurrency 20] [--lead <s>] [--arm-lead <s>] [--arm-ahead <s>] [--deadline <s>] [--jitter PT30S] [--history-sample 1000]
  *        [--idle] [--idle-months 1] [--idle-window 60] [--creates-only] [--rounds 3]
  *        [--worker-tuning '<WorkerOptions JSON over src/worker.ts's tuning>'] [--profile <dir>]
  *   (or: npm run bench:schedules -- --schedules 1000)
@@ -11,8 +11,8 @@
  * Burst (default): N recurring schedules whose cron spec (`m h * * *`, UTC) is due at the same minute T,
  * created at `--concurrency` before T. Temporal's side: `client.schedule.create` with that cron spec and
  * the action startWorkflow `noopJob` on the job queue (overlap ALLOW_ALL). Our side: the SDK's `create`
- * (CRON timing, JOB target `noopJob`, overlap ALLOW; armed `--arm-lead` seconds ahead, the product's default
- * unless given, 0: started at the instant). Processes: the dev server, a job worker process
+ * (CRON timing, JOB target `noopJob`, overlap ALLOW; armed the longer of `--arm-lead` and `--arm-ahead` seconds
+ * ahead, the product's defaults unless given; `--arm-lead 0`: started at the instant). Processes: the dev server, a job worker process
  * (test/fixtures/worker-process.ts, ROLES=jobs) and, ours only, a scheduler worker process (ROLES=scheduler,
  * tuned by src/worker.ts); this bench is the client. The burst ends once every expected job workflow has
  * COMPLETED (counted from the job side, visibility, polled every second). Reported per side:
@@ -48,8 +48,9 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { findTemporalCli, repoRoot } from '../../scripts/toolchain.mjs';
 import { SchedulerClient } from '../../src/api/client.js';
+import { armWithinMs } from '../../src/model/arming.js';
 import type { ScheduleDescription } from '../../src/model/contracts.js';
-import { DEFAULT_ARM_LEAD_MS } from '../../src/model/defaults.js';
+import { DEFAULT_ARM_AHEAD_MS, DEFAULT_ARM_LEAD_MS } from '../../src/model/defaults.js';
 import { scheduleWorkflowId } from '../../src/model/ids.js';
 import { computeSlots } from '../../src/model/slots.js';
 import { freePort } from '../../src/runtime/ports.js';
@@ -90,6 +91,10 @@ const args = benchArgs('node --import tsx bench/scheduler/versus-schedules.ts', 
   'arm-lead': decimal(
     DEFAULT_ARM_LEAD_MS / 1000,
     'our side: seconds before its slot a job is armed (SCHEDULER_ARM_LEAD_S; 0: started at the instant)',
+  ),
+  'arm-ahead': decimal(
+    DEFAULT_ARM_AHEAD_MS / 1000,
+    'our side: every slot within this many seconds is armed, when longer than the lead (SCHEDULER_ARM_AHEAD_S; 0: the lead alone)',
   ),
   jitter: text('ISO 8601 jitter of our side, e.g. PT30S'),
   'history-sample': integer(1000, 'schedules whose history is read'),
@@ -135,13 +140,15 @@ const SHARD_SIZE = args['shard-size'];
 const SHARD_STARTS = args['shard-starts'];
 const SHARD_QUEUE = 'shards';
 const shardWorkerScript = fileURLToPath(new URL('./shard/worker.ts', import.meta.url));
-/** Our side's arm lead: its work for T begins this long before T (and the CPU window with it). */
 const ARM_LEAD_MS = args['arm-lead'] * 1000;
+const ARM_AHEAD_MS = args['arm-ahead'] * 1000;
+/** Our side's work for T begins this long before T (its schedules wake then and arm), and the CPU window with it. */
+const ARM_WITHIN_MS = armWithinMs(ARM_LEAD_MS, ARM_AHEAD_MS);
 // Lead time before T: creation must end before it (a slot created after T is tomorrow's), and before our
 // side's arming begins, so that arming is measured in the window and not inside the creation.
-const LEAD_S = args.lead ?? 30 + N / 25 + ARM_LEAD_MS / 1000;
+const LEAD_S = args.lead ?? 30 + N / 25 + ARM_WITHIN_MS / 1000;
 /** The measured window opens this long before T on both sides: ours arms ahead from it. */
-const WINDOW_BEFORE_T_MS = ARM_LEAD_MS + 5000;
+const WINDOW_BEFORE_T_MS = ARM_WITHIN_MS + 5000;
 const JITTER = args.jitter;
 const HISTORY_SAMPLE = args['history-sample'];
 /** How long after T the burst may take before the side is reported as not finished. */
@@ -245,7 +252,7 @@ async function startShards(stack: Stack, ids: string[], T: number): Promise<numb
             tenant: TENANT,
             scheduleIds: shard.scheduleIds,
             slotMs: T,
-            leadMs: ARM_LEAD_MS,
+            leadMs: ARM_WITHIN_MS,
             jobType: 'noopJob',
             jobTaskQueue: JOB_QUEUE,
             startsPerActivity: SHARD_STARTS,
@@ -273,6 +280,7 @@ async function startSide(
     jobTaskQueue: JOB_QUEUE,
     principal: { tenant_id: TENANT, owner_ref: 'ops' },
     armLeadMs: ARM_LEAD_MS,
+    armAheadMs: ARM_AHEAD_MS,
   });
   const [jobs, schedulerWorker] = await Promise.all([
     startWorker(stack, { ROLES: 'jobs' }),
@@ -395,7 +403,7 @@ async function burst(side: Side): Promise<BurstResult> {
     );
     if (Date.now() > T - WINDOW_BEFORE_T_MS)
       throw new Error(
-        `${side}: creation ended inside the measured window (T − arm lead − 5 s): raise --lead`,
+        `${side}: creation ended inside the measured window (T − arming ahead − 5 s): raise --lead`,
       );
     await sleep(T - Date.now() - WINDOW_BEFORE_T_MS);
     const cpuBefore = cpuOf(procs);
@@ -729,6 +737,8 @@ function printBurst(results: BurstResult[]) {
     `### ${N} recurring schedules due at the same minute${JITTER ? ` (jitter ${JITTER})` : ''}`,
     '',
     `Command: \`${command}\``,
+    '',
+    `Our side arms its slot ${ARM_WITHIN_MS / 1000} s before T (the longer of lead ${ARM_LEAD_MS / 1000} s and ahead ${ARM_AHEAD_MS / 1000} s); the CPU and persistence window opens ${WINDOW_BEFORE_T_MS / 1000} s before T on every side and closes when the last job completed.`,
     '',
     `| side | p50 | p95 | p99 | max | job began p50 / p99 | server CPU s | worker CPU s | job worker CPU s | (server + worker) CPU ms / fire | worker RSS (peak) | job worker RSS | history events / fire (WFTs) | creates/s | fires / lost (no job by the deadline) / doubled | all jobs done after T | DB size | load before → after |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
